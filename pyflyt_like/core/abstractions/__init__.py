@@ -1,0 +1,10 @@
+"""The contracts (drone, controller, wind field) and the reusable components."""
+
+from .base_controller import ControlClass
+from .base_drone import DroneClass
+from .base_wind_field import WindFieldClass
+from .boring_bodies import BoringBodies
+from .motors import Motors
+from .pid import PID
+
+__all__ = ["PID", "BoringBodies", "ControlClass", "DroneClass", "Motors", "WindFieldClass"]

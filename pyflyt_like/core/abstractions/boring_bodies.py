@@ -1,0 +1,69 @@
+"""Bodies that feel only per-axis quadratic drag (PyFlyt's BoringBodies)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pybullet
+
+from ..utils.validation import as_float_array
+
+AIR_DENSITY = 1.225  # kg/m^3, sea-level ISA
+
+
+class BoringBodies:
+    """``n`` links that experience drag along their own x, y, z axes.
+
+    Per body and axis i: ``F_i = -sign(v_i) * 0.5 * rho * A_i * Cd_i * v_i**2`` where ``v`` is
+    the air velocity (body velocity minus wind) resolved in the link frame.
+
+    Args:
+        p: the aviary (a pybullet BulletClient).
+        physics_period: seconds per physics step.
+        np_random: the aviary's random generator (unused: drag is deterministic).
+        uav_id: pybullet body id of the drone.
+        body_ids: (n,) link ids (-1 is the base).
+        drag_coefs: (n, 3) drag coefficients along each link's x, y, z.
+        normal_areas: (n, 3) frontal areas [m^2] along each link's x, y, z.
+    """
+
+    def __init__(self, p, physics_period: float, np_random: np.random.Generator, uav_id: int,
+                 body_ids: Sequence[int], drag_coefs, normal_areas):
+        self.client_id = p._client
+        self.uav_id = int(uav_id)
+        self.body_ids = [int(i) for i in body_ids]
+        n = len(self.body_ids)
+        if n == 0:
+            raise ValueError("body_ids must name at least one link")
+        drag_coefs = as_float_array("drag_coefs", drag_coefs, (n, 3))
+        normal_areas = as_float_array("normal_areas", normal_areas, (n, 3))
+        if np.any(drag_coefs < 0):
+            raise ValueError(f"drag_coefs must be >= 0, got {drag_coefs.tolist()}")
+        if np.any(normal_areas < 0):
+            raise ValueError(f"normal_areas must be >= 0, got {normal_areas.tolist()}")
+        self._half_rho_cd_a = 0.5 * AIR_DENSITY * drag_coefs * normal_areas
+        self.local_air_velocity = np.zeros((n, 3))
+
+    def reset(self) -> None:
+        """Forget the last air velocity."""
+        self.local_air_velocity[:] = 0.0
+
+    def state_update(self, rotation_matrix: np.ndarray, air_velocity: np.ndarray) -> None:
+        """Store the link-frame air velocity.
+
+        Args:
+            rotation_matrix: (3, 3) body-to-ground rotation of the drone's base.
+            air_velocity: (3,) or (n, 3) ground-frame air velocity [m/s] of the bodies,
+                i.e. body velocity minus wind.
+        """
+        np.matmul(air_velocity, rotation_matrix, out=self.local_air_velocity)
+
+    def physics_update(self) -> None:
+        """Apply the drag force of each body at its link origin, in the link frame."""
+        v = self.local_air_velocity
+        forces = (-self._half_rho_cd_a * v * np.abs(v)).tolist()
+        apply_force, uav, client = pybullet.applyExternalForce, self.uav_id, self.client_id
+        for link, force in zip(self.body_ids, forces):
+            apply_force(uav, link, force, (0.0, 0.0, 0.0), pybullet.LINK_FRAME,
+                        physicsClientId=client)

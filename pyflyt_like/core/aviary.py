@@ -1,0 +1,319 @@
+"""Aviary: one PyBullet world, the drones in it, and the loop that steps them."""
+
+from __future__ import annotations
+
+import inspect
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import pybullet
+import pybullet_data
+from pybullet_utils import bullet_client
+
+from .abstractions.base_drone import DroneClass
+from .abstractions.base_wind_field import FunctionWindField, WindFieldClass
+from .drones.quadx import QuadX
+from .utils.validation import as_float_array, check_positive_float, check_positive_int
+from .wind import WIND_FIELDS
+
+GRAVITY = 9.81  # m/s^2
+
+DRONE_TYPES: dict[str, type[DroneClass]] = {"quadx": QuadX}
+
+
+class Aviary(bullet_client.BulletClient):
+    """A PyBullet world hosting ``n`` drones, stepped at a fixed physics rate.
+
+    Args:
+        start_pos: (n, 3) spawn positions [m].
+        start_orn: (n, 3) spawn orientations, Euler roll, pitch, yaw [rad].
+        drone_type: a drone type name, or a list of ``n`` names.
+        drone_type_mappings: extra ``name -> DroneClass`` entries, merged over the built-ins.
+        drone_options: keyword options for the drone constructors; one dict for all, or ``n``.
+        wind_type: ``None``, a built-in wind name, or a :class:`WindFieldClass` subclass.
+        wind_options: keyword options for the wind field.
+        render: open PyBullet's GUI (and hold real time) instead of running headless.
+        physics_hz: physics rate [Hz].
+        world_scale: scale of the ground plane.
+        seed: seed of the random generator (``0`` is a seed; ``None`` draws one).
+        np_random: a generator to use instead of seeding a new one.
+
+    ``step()`` advances one control period of the slowest drone.
+    """
+
+    def __init__(
+        self,
+        start_pos,
+        start_orn,
+        drone_type: str | Sequence[str] = "quadx",
+        drone_type_mappings: dict[str, type[DroneClass]] | None = None,
+        drone_options: dict[str, Any] | Sequence[dict[str, Any]] | None = None,
+        wind_type: str | type[WindFieldClass] | None = None,
+        wind_options: dict[str, Any] | None = None,
+        render: bool = False,
+        physics_hz: int = 240,
+        world_scale: float = 1.0,
+        seed: int | None = None,
+        np_random: np.random.Generator | None = None,
+    ):
+        self.start_pos = as_float_array("start_pos", start_pos, (None, 3))
+        self.num_drones = self.start_pos.shape[0]
+        if self.num_drones == 0:
+            raise ValueError("start_pos must hold at least one drone, got shape (0, 3)")
+        self.start_orn = as_float_array("start_orn", start_orn, (self.num_drones, 3))
+        self.physics_hz = check_positive_int("physics_hz", physics_hz)
+        self.physics_period = 1.0 / self.physics_hz
+        self.world_scale = check_positive_float("world_scale", world_scale)
+        self.drone_type_mappings = {**DRONE_TYPES, **(drone_type_mappings or {})}
+        self.drone_types = self._per_drone("drone_type", drone_type, str)
+        for name in self.drone_types:
+            if name not in self.drone_type_mappings:
+                raise ValueError(f"drone_type {name!r} is unknown; allowed: "
+                                 f"{sorted(self.drone_type_mappings)}")
+        self.drone_options = self._per_drone("drone_options", drone_options or {}, dict)
+        if np_random is not None and not isinstance(np_random, np.random.Generator):
+            raise TypeError(f"np_random must be a numpy Generator, got {np_random!r}")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
+                                 or seed < 0):
+            raise ValueError(f"seed must be None or an integer >= 0, got {seed!r}")
+        self.np_random = np_random if np_random is not None else np.random.default_rng(seed)
+        self.render = bool(render)
+        self.gravity = GRAVITY
+
+        super().__init__(pybullet.GUI if self.render else pybullet.DIRECT)
+        client = self._client
+        pybullet.setGravity(0.0, 0.0, -self.gravity, physicsClientId=client)
+        pybullet.setTimeStep(self.physics_period, physicsClientId=client)
+        pybullet.setAdditionalSearchPath(pybullet_data.getDataPath(), physicsClientId=client)
+        if self.render:
+            pybullet.configureDebugVisualizer(pybullet.COV_ENABLE_GUI, 0, physicsClientId=client)
+        self.planeId = pybullet.loadURDF("plane.urdf", useFixedBase=True,
+                                         globalScaling=self.world_scale, physicsClientId=client)
+
+        self.wind_field: WindFieldClass | None = self._make_wind(wind_type, wind_options or {})
+        self.elapsed_time = 0.0
+        self.physics_steps = 0
+        self.drones: list[DroneClass] = [
+            self._make_drone(i) for i in range(self.num_drones)
+        ]
+        self._check_control_rates()
+        self.armed = np.ones(self.num_drones, dtype=bool)
+        self._armed_drones = list(self.drones)
+        self.register_all_new_bodies()
+        self._last_wall_time = time.perf_counter()
+
+    # ------------------------------------------------------------------ construction
+    def _per_drone(self, name: str, value, kind: type) -> list:
+        if isinstance(value, kind):
+            return [value] * self.num_drones
+        if isinstance(value, (list, tuple)) and len(value) == self.num_drones and all(
+                isinstance(v, kind) for v in value):
+            return list(value)
+        raise ValueError(f"{name} must be a {kind.__name__} or a list of {self.num_drones} "
+                         f"{kind.__name__}s (one per drone), got {value!r}")
+
+    def _make_drone(self, index: int) -> DroneClass:
+        drone_class = self.drone_type_mappings[self.drone_types[index]]
+        options = self.drone_options[index]
+        accepted = inspect.signature(drone_class.__init__).parameters
+        fixed = ("p", "start_pos", "start_orn", "physics_hz", "np_random")
+        allowed = [k for k in accepted if k not in ("self", *fixed)]
+        if not any(v.kind is inspect.Parameter.VAR_KEYWORD for v in accepted.values()):
+            unknown = sorted(set(options) - set(allowed))
+            if unknown:
+                raise ValueError(f"drone_options {unknown} not accepted by "
+                                 f"{drone_class.__name__}; allowed: {allowed}")
+        return drone_class(self, start_pos=self.start_pos[index], start_orn=self.start_orn[index],
+                           physics_hz=self.physics_hz, np_random=self.np_random, **options)
+
+    def _make_wind(self, wind_type, wind_options: dict[str, Any]) -> WindFieldClass | None:
+        if wind_type is None:
+            return None
+        if isinstance(wind_type, str):
+            if wind_type not in WIND_FIELDS:
+                raise ValueError(f"wind_type {wind_type!r} is unknown; allowed: None, a "
+                                 f"WindFieldClass subclass, or one of {sorted(WIND_FIELDS)}")
+            wind_type = WIND_FIELDS[wind_type]
+        if not (isinstance(wind_type, type) and issubclass(wind_type, WindFieldClass)):
+            raise TypeError(f"wind_type must be None, a name or a WindFieldClass subclass, got "
+                            f"{wind_type!r} (use register_wind_field_function for functions)")
+        return wind_type(self.np_random, **wind_options)
+
+    def _check_control_rates(self) -> None:
+        slowest = min(d.control_hz for d in self.drones)
+        self.updates_per_step = self.physics_hz // slowest
+        for drone in self.drones:
+            if self.updates_per_step % drone.physics_steps_per_control:
+                raise ValueError(
+                    f"control rates {sorted({d.control_hz for d in self.drones})} Hz must be "
+                    "integer multiples of each other")
+
+    def register_all_new_bodies(self) -> None:
+        """Resize ``contact_array`` to the bodies now in the world (call after loading any)."""
+        n_bodies = pybullet.getNumBodies(physicsClientId=self._client)
+        self.contact_array = np.zeros((n_bodies, n_bodies), dtype=bool)
+        self._snapshot = None
+
+    def register_wind_field_function(self, function: Callable[[float, np.ndarray], np.ndarray]
+                                     ) -> None:
+        """Use ``function(time [s], position (n, 3) [m]) -> (n, 3) [m/s]`` as the wind."""
+        self.wind_field = FunctionWindField(function, self.np_random)
+
+    # ------------------------------------------------------------------ episode control
+    def reset(self, seed: int | None = None) -> None:
+        """Put every drone back at its spawn pose; reseed first if ``seed`` is given.
+
+        The world is not rebuilt: a saved PyBullet state is restored, so a reset costs well
+        under a millisecond and the same seed replays the same trajectory bit for bit.
+        """
+        if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+                raise ValueError(f"seed must be None or an integer >= 0, got {seed!r}")
+            self.np_random.bit_generator.state = type(self.np_random.bit_generator)(seed).state
+        client = self._client
+        if self._snapshot is None:
+            for drone in self.drones:
+                drone.reset()
+            self._snapshot = pybullet.saveState(physicsClientId=client)
+        else:
+            pybullet.restoreState(self._snapshot, physicsClientId=client)
+        self.elapsed_time = 0.0
+        self.physics_steps = 0
+        self.contact_array[:] = False
+        if self.wind_field is not None:
+            self.wind_field.reset()
+        for drone in self.drones:
+            drone.reset()
+        self.set_armed(True)
+
+    def set_armed(self, settings: bool | Sequence[bool]) -> None:
+        """Arm (True) or disarm every drone, or each with a list of ``n`` bools.
+
+        A disarmed drone gets no control, physics or state updates.
+        """
+        if isinstance(settings, (bool, np.bool_)):
+            self.armed[:] = bool(settings)
+        else:
+            values = list(settings)
+            if len(values) != self.num_drones or not all(
+                    isinstance(v, (bool, np.bool_)) for v in values):
+                raise ValueError(f"settings must be a bool or {self.num_drones} bools, got "
+                                 f"{settings!r}")
+            self.armed[:] = values
+        self._armed_drones = [d for d, a in zip(self.drones, self.armed) if a]
+
+    # ------------------------------------------------------------------ commands
+    def _drone(self, index: int) -> DroneClass:
+        if isinstance(index, bool) or not isinstance(index, (int, np.integer)) \
+                or not -self.num_drones <= index < self.num_drones:
+            raise IndexError(f"index must be an int in [0, {self.num_drones}), got {index!r}")
+        return self.drones[index]
+
+    def set_mode(self, flight_modes: int | Sequence[int]) -> None:
+        """Set one flight mode for all drones, or a list of ``n`` modes."""
+        if isinstance(flight_modes, (int, np.integer)) and not isinstance(flight_modes, bool):
+            flight_modes = [flight_modes] * self.num_drones
+        modes = list(flight_modes)
+        if len(modes) != self.num_drones:
+            raise ValueError(f"flight_modes must be an int or {self.num_drones} ints, got "
+                             f"{flight_modes!r}")
+        for drone, mode in zip(self.drones, modes):
+            drone.set_mode(mode)
+
+    def set_setpoint(self, index: int, setpoint) -> None:
+        """Set drone ``index``'s setpoint (shape and meaning depend on its mode)."""
+        self._drone(index).set_setpoint(setpoint)
+
+    def set_all_setpoints(self, setpoints) -> None:
+        """Set every drone's setpoint from an (n, k) array."""
+        array = as_float_array("setpoints", setpoints, (self.num_drones, None))
+        for drone, row in zip(self.drones, array):
+            drone.set_setpoint(row)
+
+    # ------------------------------------------------------------------ observations
+    def state(self, index: int) -> np.ndarray:
+        """Return a copy of drone ``index``'s (4, 3) state."""
+        return self._drone(index).state.copy()
+
+    def aux_state(self, index: int) -> np.ndarray:
+        """Return a copy of drone ``index``'s auxiliary state (QuadX: motor throttles)."""
+        return np.array(self._drone(index).aux_state, dtype=float)
+
+    @property
+    def all_states(self) -> np.ndarray:
+        """(n, 4, 3) copy of every drone's state."""
+        return np.stack([d.state for d in self.drones])
+
+    @property
+    def all_aux_states(self) -> np.ndarray | list[np.ndarray]:
+        """Every drone's auxiliary state: stacked if they share a shape, else a list."""
+        aux = [np.array(d.aux_state, dtype=float) for d in self.drones]
+        if all(a.shape == aux[0].shape for a in aux):
+            return np.stack(aux)
+        return aux
+
+    def print_all_bodies(self) -> None:
+        """Print the id and name of every body in the world."""
+        for body in range(pybullet.getNumBodies(physicsClientId=self._client)):
+            name = pybullet.getBodyInfo(body, physicsClientId=self._client)[1].decode()
+            print(f"body {body}: {name}")
+
+    # ------------------------------------------------------------------ the loop
+    def step(self) -> None:
+        """Advance one control period of the slowest drone (``updates_per_step`` physics steps).
+
+        Per physics step, for every armed drone: control tick (when due), physics update,
+        ``stepSimulation``, state update, last update. Contacts are OR-ed into
+        ``contact_array`` over the call.
+        """
+        client = self._client
+        contact_array = self.contact_array
+        contact_array[:] = False
+        drones = self._armed_drones
+        step_simulation, get_contacts = pybullet.stepSimulation, pybullet.getContactPoints
+        for _ in range(self.updates_per_step):
+            physics_step = self.physics_steps
+            for drone in drones:
+                drone.update_control(physics_step)
+            for drone in drones:
+                drone.update_physics()
+            step_simulation(physicsClientId=client)
+            for drone in drones:
+                drone.update_state()
+            for drone in drones:
+                drone.update_last(physics_step)
+            self.physics_steps = physics_step + 1
+            for contact in get_contacts(physicsClientId=client):
+                contact_array[contact[1], contact[2]] = True
+                contact_array[contact[2], contact[1]] = True
+        self.elapsed_time = self.physics_steps * self.physics_period
+        if self.render:
+            self._hold_real_time()
+
+    def _hold_real_time(self) -> None:
+        target = self.updates_per_step * self.physics_period
+        spent = time.perf_counter() - self._last_wall_time
+        if spent < target:
+            time.sleep(target - spent)
+        self._last_wall_time = time.perf_counter()
+
+    # ------------------------------------------------------------------ lifetime
+    def close(self) -> None:
+        """Disconnect from PyBullet; safe to call twice."""
+        if getattr(self, "_client", -1) >= 0:
+            try:
+                pybullet.disconnect(physicsClientId=self._client)
+            except pybullet.error:
+                pass
+            self._client = -1
+
+    def __enter__(self) -> Aviary:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        self.close()

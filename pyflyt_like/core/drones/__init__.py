@@ -1,0 +1,5 @@
+"""Built-in vehicles."""
+
+from .quadx import QuadX
+
+__all__ = ["QuadX"]

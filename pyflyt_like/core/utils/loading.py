@@ -1,0 +1,45 @@
+"""Locating and reading vehicle model files (URDF + YAML)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
+VEHICLES_DIR = MODELS_DIR / "vehicles"
+
+
+def model_files(drone_model: str, model_dir: str | Path | None = None) -> tuple[Path, Path]:
+    """Return ``(urdf_path, yaml_path)`` of a vehicle model.
+
+    Args:
+        drone_model: model name; files are ``<model_dir>/<drone_model>/<drone_model>.urdf|.yaml``.
+        model_dir: folder holding model folders; defaults to the package's ``models/vehicles``.
+
+    Raises:
+        FileNotFoundError: when either file is missing, naming the path looked at.
+    """
+    if not isinstance(drone_model, str) or not drone_model:
+        raise TypeError(f"drone_model must be a non-empty string, got {drone_model!r}")
+    root = Path(model_dir) if model_dir is not None else VEHICLES_DIR
+    folder = root / drone_model
+    urdf, params = folder / f"{drone_model}.urdf", folder / f"{drone_model}.yaml"
+    for path in (urdf, params):
+        if not path.is_file():
+            known = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+            raise FileNotFoundError(
+                f"model file {path} not found for drone_model={drone_model!r} "
+                f"(models in {root}: {known})"
+            )
+    return urdf, params
+
+
+def load_yaml(path: str | Path) -> dict[str, Any]:
+    """Read a YAML mapping; raise ValueError naming the file if it is not one."""
+    with open(path, encoding="utf-8") as handle:
+        data = yaml.safe_load(handle)
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} must contain a YAML mapping at top level")
+    return data
