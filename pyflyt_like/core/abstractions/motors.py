@@ -9,6 +9,8 @@ import pybullet
 
 from ..utils.validation import as_float_array
 
+NOISE_BLOCK = 256  # physics steps of motor noise drawn at once
+
 
 class Motors:
     """``n`` motors, each a first-order-lagged throttle that produces thrust and yaw torque.
@@ -67,13 +69,41 @@ class Motors:
         self.thrust_unit = unit / norms[:, None]
         self._lag_gain = 1.0 - np.exp(-physics_period / self.tau)
         self._noisy = bool(np.any(self.noise_ratio > 0))
+        self._noise_block = np.zeros((0, n))
+        self._noise_row = 0
+        # Thrust and torque per signed throttle^2, side by side: one product gives both loads.
+        self._load_per_throttle2 = np.hstack((
+            self.thrust_unit * (self.thrust_coef * self.max_rpm**2)[:, None],
+            self.thrust_unit * (self.torque_coef * self.max_rpm**2)[:, None],
+        ))
+        # Motors fixed rigidly to the base act on it through one force and one torque; the
+        # (6, n) map from signed throttle^2 to that wrench saves two pybullet calls per motor.
+        self._base_wrench_map = (_base_wrench_map(self.client_id, self.uav_id, self.motor_ids,
+                                                  self._load_per_throttle2)
+                                 if _all_rigid(self.client_id, self.uav_id, self.motor_ids)
+                                 else None)
         self.throttle = np.zeros(n)
-        self.rpm = np.zeros(n)
+
+    @property
+    def rpm(self) -> np.ndarray:
+        """(n,) signed rotor speeds [RPM]."""
+        return self.throttle * self.max_rpm
+
+    def _next_noise(self) -> np.ndarray:
+        """One row of scaled noise; drawn in blocks, since one draw per step costs more."""
+        if self._noise_row == self._noise_block.shape[0]:
+            self._noise_block = (self.np_random.standard_normal((NOISE_BLOCK, self.throttle.size))
+                                 * self.noise_ratio)
+            self._noise_row = 0
+        self._noise_row += 1
+        return self._noise_block[self._noise_row - 1]
 
     def reset(self) -> None:
         """Spin the motors down to zero throttle."""
         self.throttle[:] = 0.0
-        self.rpm[:] = 0.0
+        # Drop pre-drawn noise so that a reseeded generator replays the same episode.
+        self._noise_block = np.zeros((0, self.throttle.size))
+        self._noise_row = 0
 
     def get_states(self) -> np.ndarray:
         """Return a copy of the (n,) throttles."""
@@ -85,15 +115,53 @@ class Motors:
     def physics_update(self, pwm: np.ndarray) -> None:
         """Advance the throttles by one physics period under ``pwm`` (n,) and apply the loads."""
         throttle = self.throttle
-        throttle += self._lag_gain * (np.clip(pwm, -1.0, 1.0) - throttle)
+        throttle += self._lag_gain * (np.minimum(np.maximum(pwm, -1.0), 1.0) - throttle)
         if self._noisy:
-            throttle += throttle * self.noise_ratio * self.np_random.standard_normal(throttle.size)
-        rpm = np.multiply(throttle, self.max_rpm, out=self.rpm)
-        signed_square = rpm * np.abs(rpm)
-        forces = ((signed_square * self.thrust_coef)[:, None] * self.thrust_unit).tolist()
-        torques = ((signed_square * self.torque_coef)[:, None] * self.thrust_unit).tolist()
-        apply_force, apply_torque = pybullet.applyExternalForce, pybullet.applyExternalTorque
+            throttle += throttle * self._next_noise()
+        signed_square = throttle * np.abs(throttle)
         uav, client, frame = self.uav_id, self.client_id, pybullet.LINK_FRAME
-        for link, force, torque in zip(self.motor_ids, forces, torques):
-            apply_force(uav, link, force, (0.0, 0.0, 0.0), frame, physicsClientId=client)
-            apply_torque(uav, link, torque, frame, physicsClientId=client)
+        if self._base_wrench_map is not None:
+            wrench = (self._base_wrench_map @ signed_square).tolist()
+            pybullet.applyExternalForce(uav, -1, wrench[:3], (0.0, 0.0, 0.0), frame,
+                                        physicsClientId=client)
+            pybullet.applyExternalTorque(uav, -1, wrench[3:], frame, physicsClientId=client)
+            return
+        loads = (signed_square[:, None] * self._load_per_throttle2).tolist()
+        apply_force, apply_torque = pybullet.applyExternalForce, pybullet.applyExternalTorque
+        for link, load in zip(self.motor_ids, loads):
+            apply_force(uav, link, load[:3], (0.0, 0.0, 0.0), frame, physicsClientId=client)
+            apply_torque(uav, link, load[3:], frame, physicsClientId=client)
+
+
+def _all_rigid(client: int, uav: int, links: Sequence[int]) -> bool:
+    """True if every link is joined to the base through fixed joints only."""
+    for link in links:
+        while link >= 0:
+            info = pybullet.getJointInfo(uav, link, physicsClientId=client)
+            if info[2] != pybullet.JOINT_FIXED:
+                return False
+            link = info[16]
+    return True
+
+
+def _base_wrench_map(client: int, uav: int, links: Sequence[int],
+                     load_per_unit: np.ndarray) -> np.ndarray:
+    """(6, n) map from per-link load scale to [force; torque] on the base, in base frame.
+
+    ``load_per_unit`` is (n, 6): force and pure torque of each link, in the link frame, per
+    unit scale. Forces act at each link's origin (its centre of mass frame in pybullet).
+    """
+    base_pos, base_orn = pybullet.getBasePositionAndOrientation(uav, physicsClientId=client)
+    to_base = np.array(pybullet.getMatrixFromQuaternion(base_orn)).reshape(3, 3).T
+    columns = []
+    for link, load in zip(links, load_per_unit):
+        if link < 0:
+            rotation, offset = np.eye(3), np.zeros(3)
+        else:
+            link_pos, link_orn = pybullet.getLinkState(uav, link, computeForwardKinematics=True,
+                                                       physicsClientId=client)[:2]
+            rotation = to_base @ np.array(pybullet.getMatrixFromQuaternion(link_orn)).reshape(3, 3)
+            offset = to_base @ (np.array(link_pos) - np.array(base_pos))
+        force, torque = rotation @ load[:3], rotation @ load[3:]
+        columns.append(np.concatenate((force, np.cross(offset, force) + torque)))
+    return np.array(columns).T

@@ -1,6 +1,8 @@
-"""A vectorised PID controller with output and integral limits."""
+"""A PID controller over a few independent channels, with output and integral limits."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -17,40 +19,54 @@ class PID:
 
     The integral is clamped so that ``ki * integral`` never exceeds ``limits`` (anti-windup),
     and the derivative acts on the error, zero on the first call after :meth:`reset`.
+
+    Controllers run on a handful of channels, where Python floats are several times
+    faster than numpy calls; the state is therefore kept as Python lists.
     """
 
     def __init__(self, kp, ki, kd, limits, period: float):
-        self.kp = as_float_array("kp", kp, (None,))
-        n = self.kp.shape[0]
-        self.ki = as_float_array("ki", ki, (n,))
-        self.kd = as_float_array("kd", kd, (n,))
-        self.limits = as_float_array("limits", limits, (n,))
-        if np.any(self.limits <= 0):
-            raise ValueError(f"limits must be > 0, got {self.limits.tolist()}")
+        kp = as_float_array("kp", kp, (None,))
+        n = kp.shape[0]
+        ki = as_float_array("ki", ki, (n,))
+        kd = as_float_array("kd", kd, (n,))
+        limits = as_float_array("limits", limits, (n,))
+        if np.any(limits <= 0):
+            raise ValueError(f"limits must be > 0, got {limits.tolist()}")
+        if np.any(kp < 0) or np.any(ki < 0) or np.any(kd < 0):
+            raise ValueError("kp, ki and kd must be >= 0")
         self.period = check_positive_float("period", period)
-        with np.errstate(divide="ignore"):
-            self._integral_limit = np.where(self.ki > 0, self.limits / np.maximum(self.ki, 1e-300),
-                                            0.0)
-        self._integral = np.zeros(n)
-        self._previous_error = np.zeros(n)
+        self.size = n
+        self.kp, self.ki, self.kd, self.limits = (kp.tolist(), ki.tolist(), kd.tolist(),
+                                                  limits.tolist())
+        self._integral_limit = [lim / k if k > 0 else 0.0 for lim, k in zip(self.limits, self.ki)]
+        self._integral = [0.0] * n
+        self._previous_error = [0.0] * n
         self._fresh = True
 
     def reset(self) -> None:
         """Zero the integral and forget the previous error."""
-        self._integral[:] = 0.0
+        self._integral = [0.0] * self.size
         self._fresh = True
 
-    def step(self, state: np.ndarray, setpoint: np.ndarray) -> np.ndarray:
+    def step(self, state: Sequence[float], setpoint: Sequence[float]) -> np.ndarray:
         """Return the (n,) control output for the current ``state`` and ``setpoint``."""
-        error = setpoint - state
-        integral = self._integral
-        integral += error * self.period
-        np.clip(integral, -self._integral_limit, self._integral_limit, out=integral)
-        if self._fresh:
-            self._fresh = False
-            derivative_term = 0.0
-        else:
-            derivative_term = self.kd * (error - self._previous_error) / self.period
-        self._previous_error = error
-        output = self.kp * error + self.ki * integral + derivative_term
-        return np.clip(output, -self.limits, self.limits, out=output)
+        return np.array(self.step_values(state, setpoint))
+
+    def step_values(self, state: Sequence[float], setpoint: Sequence[float]) -> list[float]:
+        """:meth:`step` on Python floats, returning a list (the controllers' fast path)."""
+        period, fresh = self.period, self._fresh
+        integral, previous = self._integral, self._previous_error
+        output = []
+        for i in range(self.size):
+            error = setpoint[i] - state[i]
+            bound = self._integral_limit[i]
+            accumulated = min(max(integral[i] + error * period, -bound), bound)
+            integral[i] = accumulated
+            value = self.kp[i] * error + self.ki[i] * accumulated
+            if not fresh:
+                value += self.kd[i] * (error - previous[i]) / period
+            previous[i] = error
+            limit = self.limits[i]
+            output.append(min(max(value, -limit), limit))
+        self._fresh = False
+        return output

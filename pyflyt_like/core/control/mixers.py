@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 
-def mix_with_attitude_priority(matrix: np.ndarray, command: np.ndarray, low: float,
-                               high: float) -> np.ndarray:
+def mix_with_attitude_priority(matrix: Sequence[Sequence[float]], command: Sequence[float],
+                               low: float, high: float) -> list[float]:
     """Mix ``command`` = [roll, pitch, yaw, thrust] into motor commands within [low, high].
 
     ``motor = matrix @ command``, where ``matrix`` is (n, 4) with the thrust column last.
@@ -15,17 +17,17 @@ def mix_with_attitude_priority(matrix: np.ndarray, command: np.ndarray, low: flo
     direction of the commanded torque is kept (attitude before altitude).
 
     Returns:
-        (n,) motor commands, each within [low, high].
+        n motor commands, each within [low, high].
     """
-    attitude = matrix[:, :3] @ command[:3]
-    thrust = matrix[:, 3] * command[3]
-    spread = attitude.max() - attitude.min()
+    if isinstance(matrix, np.ndarray):
+        matrix = matrix.tolist()
+    roll, pitch, yaw, thrust = command
+    attitude = [row[0] * roll + row[1] * pitch + row[2] * yaw for row in matrix]
+    spread = max(attitude) - min(attitude)
     if spread > high - low:
-        attitude *= (high - low) / spread
-    motors = attitude + thrust
-    top, bottom = motors.max(), motors.min()
-    if top > high:
-        motors -= top - high
-    elif bottom < low:
-        motors += low - bottom
-    return np.clip(motors, low, high, out=motors)
+        scale = (high - low) / spread
+        attitude = [a * scale for a in attitude]
+    motors = [a + row[3] * thrust for a, row in zip(attitude, matrix)]
+    top, bottom = max(motors), min(motors)
+    shift = high - top if top > high else (low - bottom if bottom < low else 0.0)
+    return [min(max(m + shift, low), high) for m in motors]

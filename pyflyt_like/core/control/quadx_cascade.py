@@ -4,6 +4,9 @@ The cascade serves PyFlyt's flight modes 0..7 (mode -1 bypasses it). Gains and l
 from the vehicle YAML (``controller`` section). Thrust is computed by model inversion: the
 vertical loop asks for an acceleration, and the collective throttle that produces it is
 ``sqrt(m (g + a_z) / (T_max cos(roll) cos(pitch)))`` since thrust grows with throttle squared.
+
+It works on Python floats: on 3-vectors these are several times faster than numpy calls,
+and this runs at every control tick of every drone.
 """
 
 from __future__ import annotations
@@ -17,11 +20,19 @@ from ..abstractions.pid import PID
 from .mixers import mix_with_attitude_priority
 
 ALTITUDE_MODES = (2, 3, 4, 7)
-VERTICAL_VELOCITY_MODES = (1, 5, 6)
+RATE_MODES = (0, 2)
+ANGLE_MODES = (1, 3)
+YAW_RATE_MODES = (4, 5, 6)
+TWO_PI = 2.0 * math.pi
 
 
 def _wrap_angle(angle: float) -> float:
-    return (angle + math.pi) % (2.0 * math.pi) - math.pi
+    """Wrap to [-pi, pi)."""
+    return (angle + math.pi) % TWO_PI - math.pi
+
+
+def _clip(value: float, limit: float) -> float:
+    return min(max(value, -limit), limit)
 
 
 def _pid(section: dict[str, Any], period: float) -> PID:
@@ -46,22 +57,19 @@ class QuadXCascade:
     def __init__(self, gains: dict[str, Any], mixer: dict[str, Any], period: float, mass: float,
                  max_total_thrust: float, gravity: float):
         self.rate = _pid(gains["rate"], period)
-        self.angle_gain = np.array(gains["angle"]["kp"], dtype=float)
-        self.rate_limits = np.array(gains["angle"]["limits"], dtype=float)
+        self.angle_gain = [float(k) for k in gains["angle"]["kp"]]
+        self.rate_limits = [float(k) for k in gains["angle"]["limits"]]
         self.velocity = _pid(gains["velocity"], period)
-        self.position_gain = np.array(gains["position"]["kp"], dtype=float)
-        self.velocity_limits = np.array(gains["position"]["limits"], dtype=float)
+        self.position_gain = [float(k) for k in gains["position"]["kp"]]
+        self.velocity_limits = [float(k) for k in gains["position"]["limits"]]
         self.altitude_gain = float(gains["altitude"]["kp"][0])
         self.climb_limit = float(gains["altitude"]["limits"][0])
         self.vertical = _pid(gains["vertical_velocity"], period)
-        self.mixer_matrix = np.array(mixer["matrix"], dtype=float)
+        self.mixer_matrix = np.array(mixer["matrix"], dtype=float).tolist()
         self.min_throttle = float(mixer["min_throttle"])
         self.max_throttle = float(mixer["max_throttle"])
         self.weight_per_thrust = mass / max_total_thrust
         self.gravity = gravity
-        self._command = np.zeros(4)
-        self._zero2 = np.zeros(2)
-        self._zero1 = np.zeros(1)
 
     def reset(self) -> None:
         """Clear every integrator."""
@@ -74,8 +82,8 @@ class QuadXCascade:
         return math.sqrt(self.gravity * self.weight_per_thrust)
 
     def step(self, mode: int, setpoint: np.ndarray, state: np.ndarray,
-             world_velocity: np.ndarray) -> np.ndarray:
-        """Return (4,) motor commands for built-in ``mode`` (0..7).
+             world_velocity: np.ndarray) -> list[float]:
+        """Return 4 motor commands for built-in ``mode`` (0..7).
 
         Args:
             mode: flight mode 0..7 (see docs/quadx.md).
@@ -83,61 +91,55 @@ class QuadXCascade:
             state: (4, 3) drone state.
             world_velocity: (3,) ground-frame linear velocity [m/s].
         """
-        roll, pitch, yaw = state[1]
-        if mode in (0, 2):
-            rate_setpoint = setpoint[:3]
+        s0, s1, s2, s3 = setpoint.tolist()
+        rates, angles, _, position = state.tolist()
+        roll, pitch, yaw = angles
+        if mode in RATE_MODES:
+            rate_setpoint = (s0, s1, s2)
         else:
-            if mode in (1, 3):
-                angle_setpoint = setpoint[:3]
-                yaw_error = _wrap_angle(angle_setpoint[2] - yaw)
+            if mode in ANGLE_MODES:
+                roll_setpoint, pitch_setpoint, yaw_error = s0, s1, _wrap_angle(s2 - yaw)
             else:
-                angle_setpoint, yaw_error = self._horizontal(mode, setpoint, state, world_velocity)
-            rate_setpoint = self.angle_gain * (angle_setpoint - state[1])
-            rate_setpoint[2] = self.angle_gain[2] * yaw_error
-            if mode in (4, 5, 6):
-                rate_setpoint[2] = setpoint[2]
-            np.clip(rate_setpoint, -self.rate_limits, self.rate_limits, out=rate_setpoint)
-        command = self._command
-        command[:3] = self.rate.step(state[0], rate_setpoint)
-        command[3] = setpoint[3] if mode == 0 else self._throttle(mode, setpoint[3], state,
-                                                                  world_velocity[2], roll, pitch)
-        return mix_with_attitude_priority(self.mixer_matrix, command, self.min_throttle,
+                roll_setpoint, pitch_setpoint, yaw_error = self._tilt(
+                    mode, s0, s1, s2, yaw, position, world_velocity)
+            kr, kp, ky = self.angle_gain
+            lr, lp, ly = self.rate_limits
+            yaw_rate = s2 if mode in YAW_RATE_MODES else ky * yaw_error
+            rate_setpoint = (_clip(kr * (roll_setpoint - roll), lr),
+                             _clip(kp * (pitch_setpoint - pitch), lp), _clip(yaw_rate, ly))
+        torque = self.rate.step_values(rates, rate_setpoint)
+        if mode == 0:
+            throttle = s3
+        else:
+            climb_setpoint = s3
+            if mode in ALTITUDE_MODES:
+                climb_setpoint = _clip(self.altitude_gain * (s3 - position[2]), self.climb_limit)
+            acceleration = self.vertical.step_values((float(world_velocity[2]),),
+                                                     (climb_setpoint,))[0]
+            tilt = max(math.cos(roll) * math.cos(pitch), 0.5)
+            throttle = math.sqrt(self.weight_per_thrust * max(self.gravity + acceleration, 0.0)
+                                 / tilt)
+        torque.append(throttle)
+        return mix_with_attitude_priority(self.mixer_matrix, torque, self.min_throttle,
                                           self.max_throttle)
 
-    def _horizontal(self, mode: int, setpoint: np.ndarray, state: np.ndarray,
-                    world_velocity: np.ndarray) -> tuple[np.ndarray, float]:
-        """Velocity loop in the heading frame; returns (roll, pitch, yaw) setpoint, yaw error."""
-        yaw = state[1, 2]
+    def _tilt(self, mode: int, s0: float, s1: float, s2: float, yaw: float,
+              position: list[float], world_velocity: np.ndarray) -> tuple[float, float, float]:
+        """Velocity loop in the heading frame; returns roll and pitch setpoints, yaw error."""
         cos_yaw, sin_yaw = math.cos(yaw), math.sin(yaw)
-        vx, vy = world_velocity[0], world_velocity[1]
-        heading_velocity = np.array((cos_yaw * vx + sin_yaw * vy, -sin_yaw * vx + cos_yaw * vy))
+        vx, vy = float(world_velocity[0]), float(world_velocity[1])
+        heading_velocity = (cos_yaw * vx + sin_yaw * vy, -sin_yaw * vx + cos_yaw * vy)
         yaw_error = 0.0
-        if mode == 4 or mode == 5:
-            velocity_setpoint = setpoint[:2]
+        if mode in (4, 5):
+            velocity_setpoint = (s0, s1)
         else:
             if mode == 6:
-                gx, gy = setpoint[0], setpoint[1]
+                gx, gy = s0, s1
             else:
-                position = state[3]
-                gx, gy = np.clip(self.position_gain * (setpoint[:2] - position[:2]),
-                                 -self.velocity_limits, self.velocity_limits)
-                yaw_error = _wrap_angle(setpoint[2] - yaw)
-            velocity_setpoint = np.array((cos_yaw * gx + sin_yaw * gy,
-                                          -sin_yaw * gx + cos_yaw * gy))
-        tilt = self.velocity.step(heading_velocity, velocity_setpoint)
+                gx = _clip(self.position_gain[0] * (s0 - position[0]), self.velocity_limits[0])
+                gy = _clip(self.position_gain[1] * (s1 - position[1]), self.velocity_limits[1])
+                yaw_error = _wrap_angle(s2 - yaw)
+            velocity_setpoint = (cos_yaw * gx + sin_yaw * gy, -sin_yaw * gx + cos_yaw * gy)
+        forward, left = self.velocity.step_values(heading_velocity, velocity_setpoint)
         # Forward acceleration needs nose-down (positive) pitch; leftward needs negative roll.
-        return np.array((-tilt[1], tilt[0], yaw)), yaw_error
-
-    def _throttle(self, mode: int, vertical_setpoint: float, state: np.ndarray,
-                  climb_rate: float, roll: float, pitch: float) -> float:
-        """Collective throttle from the altitude or climb-rate setpoint."""
-        if mode in ALTITUDE_MODES:
-            climb_setpoint = self.altitude_gain * (vertical_setpoint - state[3, 2])
-            climb_setpoint = min(max(climb_setpoint, -self.climb_limit), self.climb_limit)
-        else:
-            climb_setpoint = vertical_setpoint
-        self._zero1[0] = climb_setpoint
-        acceleration = self.vertical.step(np.array((climb_rate,)), self._zero1)[0]
-        tilt = max(math.cos(roll) * math.cos(pitch), 0.5)
-        ratio = self.weight_per_thrust * max(self.gravity + acceleration, 0.0) / tilt
-        return math.sqrt(ratio)
+        return -left, forward, yaw_error

@@ -62,4 +62,5 @@ def check_rate_divides(name: str, rate: int, physics_hz: int) -> int:
 
 
 def _shape_text(shape: Sequence[int | None]) -> str:
-    return "(" + ", ".join("n" if s is None else str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+    items = ["n" if s is None else str(s) for s in shape]
+    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"

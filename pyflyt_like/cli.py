@@ -1,0 +1,239 @@
+"""The ``pyflyt-like`` command line tool.
+
+Subcommands live in :data:`COMMANDS`: each entry names a function that adds the
+subcommand's options to its parser and a function that runs it and returns the exit code.
+A new subcommand (e.g. a mission runner) is one more entry. Running ``pyflyt-like`` with no
+subcommand, or with options only, runs ``demo``.
+
+Exit codes: 0 success; 1 the run failed (a waypoint was not reached, the GUI could not open,
+the simulation raised); 2 bad command-line arguments. Errors are one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import math
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from . import __version__
+
+PROG = "pyflyt-like"
+DEFAULT_COMMAND = "demo"
+
+
+class UsageError(Exception):
+    """A mistake in the command line that argparse's own checks do not catch (exit 2)."""
+
+
+class CommandError(Exception):
+    """An expected failure of a run, reported as one line (exit 1)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are a single line on stderr and exit code 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {value}")
+    return value
+
+
+@contextlib.contextmanager
+def _quiet_native_output() -> Iterator[None]:
+    """Silence what PyBullet's C code prints to the process's stdout/stderr (banners)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        saved = (os.dup(1), os.dup(2))
+    except OSError:  # no real file descriptors (embedded interpreter): nothing to hide
+        yield
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in (*saved, devnull):
+            os.close(fd)
+
+
+# --------------------------------------------------------------------------- demo
+# Waypoints of the demo: x [m], y [m], z [m], yaw [rad] (ground frame, ENU).
+DEMO_START = (0.0, 0.0, 1.0)
+DEMO_WAYPOINTS = (
+    (1.0, 0.0, 1.0, 0.0),
+    (1.0, 1.0, 1.5, 0.0),
+    (0.0, 1.0, 1.0, 1.57),
+    (0.0, 0.0, 1.0, 0.0),
+)
+DEMO_TOLERANCE = 0.1  # m, distance at which a waypoint counts as reached
+DEMO_TIMEOUT = 5.0  # s of simulated time allowed per waypoint
+
+
+@dataclass
+class WaypointResult:
+    """How the drone did on one waypoint."""
+
+    target: tuple[float, float, float, float]  # x, y, z [m], yaw [rad]
+    reached: bool
+    time: float  # s from commanding the waypoint to reaching it (or to the timeout)
+    error: float  # m, distance to the target when the demo moved on
+
+
+def fly_waypoints(seed: int, render: bool = False,
+                  waypoints: Sequence[tuple[float, float, float, float]] = DEMO_WAYPOINTS,
+                  tolerance: float = DEMO_TOLERANCE,
+                  timeout: float = DEMO_TIMEOUT) -> list[WaypointResult]:
+    """Fly one QuadX in mode 7 through ``waypoints`` and report each one.
+
+    The next waypoint is commanded as soon as the drone is within ``tolerance`` metres of
+    the current one, or after ``timeout`` seconds of simulated time.
+    """
+    import numpy as np
+
+    # The GUI's own messages stay visible: PyBullet ends the process if it cannot open a window.
+    with contextlib.nullcontext() if render else _quiet_native_output():
+        import pybullet
+
+        from .core import Aviary
+
+        try:
+            aviary = Aviary(start_pos=np.array([DEMO_START]), start_orn=np.zeros((1, 3)),
+                            render=render, seed=seed)
+        except pybullet.error as error:
+            if render:
+                raise CommandError(f"could not open PyBullet's GUI window ({error})") from None
+            raise
+    results = []
+    with aviary:
+        aviary.set_mode(7)
+        for x, y, z, yaw in waypoints:
+            target = np.array((x, y, z))
+            aviary.set_setpoint(0, np.array((x, y, yaw, z)))  # mode 7 order: x, y, yaw, z
+            start = aviary.elapsed_time
+            while True:
+                aviary.step()
+                error = float(np.linalg.norm(aviary.state(0)[3] - target))
+                elapsed = aviary.elapsed_time - start
+                if error < tolerance or elapsed >= timeout:
+                    break
+            results.append(WaypointResult((x, y, z, yaw), error < tolerance, elapsed, error))
+    return results
+
+
+def format_results(results: Sequence[WaypointResult]) -> str:
+    """Return the demo's table, one row per waypoint, columns right-aligned."""
+    header = ("waypoint", "x [m]", "y [m]", "z [m]", "yaw [rad]", "reached", "time [s]",
+              "error [m]")
+    rows = [header]
+    for number, result in enumerate(results, start=1):
+        x, y, z, yaw = result.target
+        rows.append((str(number), f"{x:.2f}", f"{y:.2f}", f"{z:.2f}", f"{yaw:.2f}",
+                     "yes" if result.reached else "no",
+                     f"{result.time:.2f}" if result.reached else f">{result.time:.2f}",
+                     f"{result.error:.3f}"))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    return "\n".join("  ".join(cell.rjust(width) for cell, width in zip(row, widths, strict=True))
+                     for row in rows)
+
+
+def _add_demo_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--seed", type=_non_negative_int, default=0, metavar="N",
+                        help="seed of the simulation's random generator (default: 0)")
+    parser.add_argument("--gui", action="store_true",
+                        help="watch the flight in PyBullet's window (runs in real time)")
+
+
+def _run_demo(args: argparse.Namespace) -> int:
+    if args.gui and sys.platform.startswith("linux") and not os.environ.get("DISPLAY"):
+        raise CommandError("--gui needs a display, but DISPLAY is not set")
+    results = fly_waypoints(seed=args.seed, render=args.gui)
+    x, y, z = DEMO_START
+    print(f"QuadX, flight mode 7 (position), seed {args.seed}, start ({x:g}, {y:g}, {z:g}); "
+          f"a waypoint is reached within {DEMO_TOLERANCE:g} m (timeout {DEMO_TIMEOUT:g} s)")
+    print(format_results(results))
+    reached = sum(r.reached for r in results)
+    total_time = math.fsum(r.time for r in results)
+    print(f"reached {reached} of {len(results)} waypoints in {total_time:.2f} s of flight")
+    return 0 if reached == len(results) else 1
+
+
+# --------------------------------------------------------------------------- dispatch
+@dataclass(frozen=True)
+class Command:
+    """A subcommand: its name, one-line help, how to add its options, how to run it."""
+
+    name: str
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command("demo", "fly a QuadX through four waypoints (headless unless --gui) and report",
+            _add_demo_arguments, _run_demo),
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the parser of ``pyflyt-like`` with every subcommand of :data:`COMMANDS`."""
+    parser = _Parser(prog=PROG, description="pyflyt_like: UAV simulation on PyBullet.",
+                     epilog=f"With no command, runs '{DEFAULT_COMMAND}'. "
+                            "Exit codes: 0 ok, 1 run failed, 2 bad arguments.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for command in COMMANDS:
+        sub = subparsers.add_parser(command.name, help=command.help, description=command.help)
+        command.add_arguments(sub)
+        sub.set_defaults(run=command.run)
+    return parser
+
+
+def _with_default_command(argv: list[str]) -> list[str]:
+    """Prepend the default command when ``argv`` names none (empty, or options only)."""
+    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
+        return [DEFAULT_COMMAND, *argv]
+    return argv
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``pyflyt-like`` with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    try:
+        args = parser.parse_args(_with_default_command(argv))
+    except SystemExit as exit_:  # --help, --version, or a parse error already reported
+        return exit_.code if isinstance(exit_.code, int) else 2
+    try:
+        return args.run(args)
+    except UsageError as error:
+        print(f"{PROG} {args.command}: error: {error}", file=sys.stderr)
+        return 2
+    except CommandError as error:
+        print(f"{PROG} {args.command}: error: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{PROG} {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as error:  # a failed run: one line, no traceback
+        print(f"{PROG} {args.command}: error: {type(error).__name__}: {error}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
