@@ -101,8 +101,10 @@ class Aviary(bullet_client.BulletClient):
         self._check_control_rates()
         self.armed = np.ones(self.num_drones, dtype=bool)
         self._armed_drones = list(self.drones)
+        self._snapshot: int | None = None
         self.register_all_new_bodies()
         self._last_wall_time = time.perf_counter()
+        self.reset()
 
     # ------------------------------------------------------------------ construction
     def _per_drone(self, name: str, value, kind: type) -> list:
@@ -154,7 +156,10 @@ class Aviary(bullet_client.BulletClient):
         """Resize ``contact_array`` to the bodies now in the world (call after loading any)."""
         n_bodies = pybullet.getNumBodies(physicsClientId=self._client)
         self.contact_array = np.zeros((n_bodies, n_bodies), dtype=bool)
-        self._snapshot = None
+        # The saved world no longer matches the bodies present: take a new one at next reset.
+        if self._snapshot is not None:
+            pybullet.removeState(self._snapshot, physicsClientId=self._client)
+            self._snapshot = None
 
     def register_wind_field_function(self, function: Callable[[float, np.ndarray], np.ndarray]
                                      ) -> None:

@@ -176,8 +176,12 @@ class DroneClass(ABC):
         wind_field = self.p.wind_field
         if wind_field is None:
             return self.world_velocity
-        wind = np.asarray(wind_field(self.p.elapsed_time, self.state[3:4]), dtype=float)
-        return self.world_velocity - wind.reshape(3)
+        now = self.p.physics_steps * self.physics_period
+        wind = np.asarray(wind_field(now, self.state[3:4]), dtype=float)
+        if wind.shape != (1, 3):
+            raise ValueError(f"wind field must return shape (1, 3) for one position, got "
+                             f"{wind.shape}")
+        return self.world_velocity - wind[0]
 
     def reset(self) -> None:
         """Put the drone back at its spawn pose, at rest, with components and controllers reset."""

@@ -42,7 +42,7 @@ class BoringBodies:
             raise ValueError(f"drag_coefs must be >= 0, got {drag_coefs.tolist()}")
         if np.any(normal_areas < 0):
             raise ValueError(f"normal_areas must be >= 0, got {normal_areas.tolist()}")
-        self._half_rho_cd_a = 0.5 * AIR_DENSITY * drag_coefs * normal_areas
+        self._half_rho_cd_a = (0.5 * AIR_DENSITY * drag_coefs * normal_areas).tolist()
         self.local_air_velocity = np.zeros((n, 3))
 
     def reset(self) -> None:
@@ -57,13 +57,14 @@ class BoringBodies:
             air_velocity: (3,) or (n, 3) ground-frame air velocity [m/s] of the bodies,
                 i.e. body velocity minus wind.
         """
-        np.matmul(air_velocity, rotation_matrix, out=self.local_air_velocity)
+        self.local_air_velocity[:] = air_velocity @ rotation_matrix
 
     def physics_update(self) -> None:
         """Apply the drag force of each body at its link origin, in the link frame."""
-        v = self.local_air_velocity
-        forces = (-self._half_rho_cd_a * v * np.abs(v)).tolist()
-        apply_force, uav, client = pybullet.applyExternalForce, self.uav_id, self.client_id
-        for link, force in zip(self.body_ids, forces):
-            apply_force(uav, link, force, (0.0, 0.0, 0.0), pybullet.LINK_FRAME,
-                        physicsClientId=client)
+        # A few bodies per drone: Python floats beat numpy's per-call overhead here.
+        uav, client, frame = self.uav_id, self.client_id, pybullet.LINK_FRAME
+        for link, (vx, vy, vz), (kx, ky, kz) in zip(self.body_ids, self.local_air_velocity.tolist(),
+                                                    self._half_rho_cd_a):
+            pybullet.applyExternalForce(uav, link, (-kx * vx * abs(vx), -ky * vy * abs(vy),
+                                                    -kz * vz * abs(vz)),
+                                        (0.0, 0.0, 0.0), frame, physicsClientId=client)

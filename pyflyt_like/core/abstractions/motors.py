@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import mul
 
 import numpy as np
 import pybullet
@@ -78,10 +79,13 @@ class Motors:
         ))
         # Motors fixed rigidly to the base act on it through one force and one torque; the
         # (6, n) map from signed throttle^2 to that wrench saves two pybullet calls per motor.
-        self._base_wrench_map = (_base_wrench_map(self.client_id, self.uav_id, self.motor_ids,
-                                                  self._load_per_throttle2)
-                                 if _all_rigid(self.client_id, self.uav_id, self.motor_ids)
-                                 else None)
+        wrench_map = (_base_wrench_map(self.client_id, self.uav_id, self.motor_ids,
+                                       self._load_per_throttle2)
+                      if _all_rigid(self.client_id, self.uav_id, self.motor_ids) else None)
+        self._base_wrench_rows = None if wrench_map is None else wrench_map.tolist()
+        self._lag_gain_values = self._lag_gain.tolist()
+        self._no_noise = [0.0] * n
+        self._throttle_values = [0.0] * n
         self.throttle = np.zeros(n)
 
     @property
@@ -96,11 +100,12 @@ class Motors:
                                  * self.noise_ratio)
             self._noise_row = 0
         self._noise_row += 1
-        return self._noise_block[self._noise_row - 1]
+        return self._noise_block[self._noise_row - 1].tolist()
 
     def reset(self) -> None:
         """Spin the motors down to zero throttle."""
         self.throttle[:] = 0.0
+        self._throttle_values = [0.0] * self.throttle.size
         # Drop pre-drawn noise so that a reseeded generator replays the same episode.
         self._noise_block = np.zeros((0, self.throttle.size))
         self._noise_row = 0
@@ -114,19 +119,26 @@ class Motors:
 
     def physics_update(self, pwm: np.ndarray) -> None:
         """Advance the throttles by one physics period under ``pwm`` (n,) and apply the loads."""
-        throttle = self.throttle
-        throttle += self._lag_gain * (np.minimum(np.maximum(pwm, -1.0), 1.0) - throttle)
-        if self._noisy:
-            throttle += throttle * self._next_noise()
-        signed_square = throttle * np.abs(throttle)
+        # A few motors per drone: Python floats beat numpy's per-call overhead here.
+        throttle = self._throttle_values
+        noise = self._next_noise() if self._noisy else self._no_noise
+        squares = []
+        for i, command in enumerate(pwm.tolist()):
+            command = -1.0 if command < -1.0 else (1.0 if command > 1.0 else command)
+            value = throttle[i]
+            value += self._lag_gain_values[i] * (command - value)
+            value += value * noise[i]
+            throttle[i] = value
+            squares.append(value * abs(value))
+        self.throttle[:] = throttle
         uav, client, frame = self.uav_id, self.client_id, pybullet.LINK_FRAME
-        if self._base_wrench_map is not None:
-            wrench = (self._base_wrench_map @ signed_square).tolist()
-            pybullet.applyExternalForce(uav, -1, wrench[:3], (0.0, 0.0, 0.0), frame,
+        if self._base_wrench_rows is not None:
+            fx, fy, fz, tx, ty, tz = (sum(map(mul, row, squares)) for row in self._base_wrench_rows)
+            pybullet.applyExternalForce(uav, -1, (fx, fy, fz), (0.0, 0.0, 0.0), frame,
                                         physicsClientId=client)
-            pybullet.applyExternalTorque(uav, -1, wrench[3:], frame, physicsClientId=client)
+            pybullet.applyExternalTorque(uav, -1, (tx, ty, tz), frame, physicsClientId=client)
             return
-        loads = (signed_square[:, None] * self._load_per_throttle2).tolist()
+        loads = (np.array(squares)[:, None] * self._load_per_throttle2).tolist()
         apply_force, apply_torque = pybullet.applyExternalForce, pybullet.applyExternalTorque
         for link, load in zip(self.motor_ids, loads):
             apply_force(uav, link, load[:3], (0.0, 0.0, 0.0), frame, physicsClientId=client)
