@@ -39,6 +39,7 @@ class PID:
         self.kp, self.ki, self.kd, self.limits = (kp.tolist(), ki.tolist(), kd.tolist(),
                                                   limits.tolist())
         self._integral_limit = [lim / k if k > 0 else 0.0 for lim, k in zip(self.limits, self.ki)]
+        self._channels = list(zip(self.kp, self.ki, self.kd, self.limits, self._integral_limit))
         self._integral = [0.0] * n
         self._previous_error = [0.0] * n
         self._fresh = True
@@ -54,19 +55,19 @@ class PID:
 
     def step_values(self, state: Sequence[float], setpoint: Sequence[float]) -> list[float]:
         """:meth:`step` on Python floats, returning a list (the controllers' fast path)."""
-        period, fresh = self.period, self._fresh
+        period, use_derivative = self.period, not self._fresh
         integral, previous = self._integral, self._previous_error
         output = []
-        for i in range(self.size):
+        for i, (kp, ki, kd, limit, bound) in enumerate(self._channels):
             error = setpoint[i] - state[i]
-            bound = self._integral_limit[i]
-            accumulated = min(max(integral[i] + error * period, -bound), bound)
+            accumulated = integral[i] + error * period
+            accumulated = -bound if accumulated < -bound else (
+                bound if accumulated > bound else accumulated)
             integral[i] = accumulated
-            value = self.kp[i] * error + self.ki[i] * accumulated
-            if not fresh:
-                value += self.kd[i] * (error - previous[i]) / period
+            value = kp * error + ki * accumulated
+            if use_derivative:
+                value += kd * (error - previous[i]) / period
             previous[i] = error
-            limit = self.limits[i]
-            output.append(min(max(value, -limit), limit))
+            output.append(-limit if value < -limit else (limit if value > limit else value))
         self._fresh = False
         return output
