@@ -4,7 +4,17 @@ from .base_controller import ControlClass
 from .base_drone import DroneClass
 from .base_wind_field import WindFieldClass
 from .boring_bodies import BoringBodies
+from .lifting_surfaces import LiftingSurface, LiftingSurfaces
 from .motors import Motors
 from .pid import PID
 
-__all__ = ["PID", "BoringBodies", "ControlClass", "DroneClass", "Motors", "WindFieldClass"]
+__all__ = [
+    "PID",
+    "BoringBodies",
+    "ControlClass",
+    "DroneClass",
+    "LiftingSurface",
+    "LiftingSurfaces",
+    "Motors",
+    "WindFieldClass",
+]

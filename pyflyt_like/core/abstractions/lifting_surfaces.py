@@ -1,0 +1,266 @@
+"""Lifting surfaces (wings, tails, control surfaces), vectorised over their links.
+
+Finite-wing model after Khan & Nahon (2015), the thin-airfoil family PyFlyt also uses:
+
+- aspect ratio ``AR = span / chord``; 3-D lift slope
+  ``Cla3 = Cla2 * AR / (AR + 2 (AR + 4) / (AR + 2))``;
+- a flap of chord fraction ``cf/c`` deflected by ``delta`` shifts the zero-lift angle by
+  ``-tau_f * eta * delta`` with ``tau_f = 1 - (theta_f - sin theta_f) / pi``,
+  ``theta_f = arccos(2 cf/c - 1)``, and moves both stall angles with it;
+- attached flow: ``Cl = Cla3 (alpha - alpha_0)``, induced angle ``alpha_i = Cl / (pi AR)``,
+  effective angle ``alpha_e = alpha - alpha_0 - alpha_i``; tangential ``Ct = Cd0 cos alpha_e``,
+  normal ``Cn = (Cl + Ct sin alpha_e) / cos alpha_e``,
+  ``Cd = Cn sin(alpha_e + alpha_i) + Ct cos(alpha_e + alpha_i)``;
+- stalled flow: flat plate with ``Cd90 = -0.0426 delta^2 + 0.21 delta + 1.98``,
+  ``Cn = Cd90 sin(alpha_e) (1 / (0.56 + 0.44 |sin alpha_e|) - 0.41 (1 - exp(-17 / AR)))``,
+  ``Ct = 0.5 Cd0 cos alpha_e``; the induced angle fades linearly from its stall value to 0 at
+  90 degrees;
+- moment about the quarter chord ``Cm = -Cn (0.25 - 0.175 (1 - 2 |alpha_e| / pi))``;
+- loads scale with ``Q S`` (``Q = rho V^2 / 2`` of the chordwise airflow) and ``Q S c``.
+
+The deflection follows ``command * deflection_limit`` through a first-order lag (exact
+discretisation, like the motors).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pybullet
+
+from ..utils.validation import as_float_array
+from .boring_bodies import AIR_DENSITY
+
+
+@dataclass
+class LiftingSurface:
+    """Parameters of one lifting surface (angles in degrees only where named ``*_deg``).
+
+    Args:
+        id: link id of the surface (its centre of pressure sits at the link origin).
+        command_id: index into the command vector that deflects it, or ``None`` (fixed).
+        command_sign: +1 or -1, multiplies the command (mirrored ailerons).
+        lifting_unit: (3,) lift-normal direction in the link frame.
+        forward_unit: (3,) chordwise forward direction in the link frame (⟂ lifting_unit).
+        Cl_alpha_2D: 2-D lift slope [1/rad], > 0.
+        chord: chord length c [m], > 0.
+        span: span b [m], > 0.
+        flap_to_chord: flap chord fraction in (0, 1].
+        eta: flap effectiveness correction in (0, 1].
+        alpha_0_base_deg: zero-lift angle of attack [deg].
+        alpha_stall_P_base_deg: positive stall angle [deg], > alpha_0.
+        alpha_stall_N_base_deg: negative stall angle [deg], < alpha_0.
+        Cd_0: zero-lift drag coefficient, >= 0.
+        deflection_limit_deg: maximum deflection [deg], in [0, 90).
+        tau: deflection lag time constant [s], > 0.
+    """
+
+    id: int
+    command_id: int | None
+    command_sign: float
+    lifting_unit: Sequence[float]
+    forward_unit: Sequence[float]
+    Cl_alpha_2D: float
+    chord: float
+    span: float
+    flap_to_chord: float
+    eta: float
+    alpha_0_base_deg: float
+    alpha_stall_P_base_deg: float
+    alpha_stall_N_base_deg: float
+    Cd_0: float
+    deflection_limit_deg: float
+    tau: float
+
+    def __post_init__(self) -> None:
+        def positive(name: str) -> None:
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+                raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+
+        for name in ("Cl_alpha_2D", "chord", "span", "tau"):
+            positive(name)
+        if not 0 < self.flap_to_chord <= 1:
+            raise ValueError(f"flap_to_chord must be in (0, 1], got {self.flap_to_chord!r}")
+        if not 0 < self.eta <= 1:
+            raise ValueError(f"eta must be in (0, 1], got {self.eta!r}")
+        if not 0 <= self.deflection_limit_deg < 90:
+            raise ValueError("deflection_limit_deg must be in [0, 90), got "
+                             f"{self.deflection_limit_deg!r}")
+        if self.Cd_0 < 0:
+            raise ValueError(f"Cd_0 must be >= 0, got {self.Cd_0!r}")
+        if not self.alpha_stall_N_base_deg < self.alpha_0_base_deg < self.alpha_stall_P_base_deg:
+            raise ValueError("stall angles must bracket alpha_0: need alpha_stall_N_base_deg < "
+                             "alpha_0_base_deg < alpha_stall_P_base_deg, got "
+                             f"{self.alpha_stall_N_base_deg}, {self.alpha_0_base_deg}, "
+                             f"{self.alpha_stall_P_base_deg}")
+        if self.command_sign not in (1, -1, 1.0, -1.0):
+            raise ValueError(f"command_sign must be +1 or -1, got {self.command_sign!r}")
+        lift = as_float_array("lifting_unit", self.lifting_unit, (3,))
+        forward = as_float_array("forward_unit", self.forward_unit, (3,))
+        if np.linalg.norm(lift) < 1e-9 or np.linalg.norm(forward) < 1e-9:
+            raise ValueError("lifting_unit and forward_unit must be non-zero")
+        lift, forward = lift / np.linalg.norm(lift), forward / np.linalg.norm(forward)
+        if abs(lift @ forward) > 1e-6:
+            raise ValueError("lifting_unit must be perpendicular to forward_unit")
+        self.lifting_unit, self.forward_unit = lift, forward
+
+
+class LiftingSurfaces:
+    """A set of lifting surfaces on one drone, computed together with numpy.
+
+    Args:
+        p: the aviary (a pybullet BulletClient).
+        physics_period: seconds per physics step.
+        np_random: the aviary's random generator (unused: the model is deterministic).
+        uav_id: pybullet body id of the drone.
+        surfaces: the :class:`LiftingSurface` parameters, one per link. The links must be
+            fixed rigidly to the base (their offsets are taken once, here).
+    """
+
+    def __init__(self, p, physics_period: float, np_random: np.random.Generator, uav_id: int,
+                 surfaces: Sequence[LiftingSurface]):
+        if len(surfaces) == 0 or not all(isinstance(s, LiftingSurface) for s in surfaces):
+            raise ValueError("surfaces must be a non-empty list of LiftingSurface")
+        self.client_id = p._client
+        self.uav_id = int(uav_id)
+        self.surfaces = list(surfaces)
+        self.ids = [s.id for s in surfaces]
+        n = len(surfaces)
+
+        def column(name: str) -> np.ndarray:
+            return np.array([getattr(s, name) for s in surfaces], dtype=float)
+
+        self.command_ids = [s.command_id for s in surfaces]
+        self._commanded = np.array([s.command_id is not None for s in surfaces])
+        self._command_index = np.array([s.command_id or 0 for s in surfaces])
+        self.command_sign = column("command_sign")
+        self.lift_unit = np.array([s.lifting_unit for s in surfaces])
+        self.forward_unit = np.array([s.forward_unit for s in surfaces])
+        self.span_unit = np.cross(self.forward_unit, self.lift_unit)  # nose-up moment axis
+        self.chord, span = column("chord"), column("span")
+        self.area = self.chord * span
+        self.aspect = span / self.chord
+        self.cl_alpha = column("Cl_alpha_2D") * self.aspect / (
+            self.aspect + 2.0 * (self.aspect + 4.0) / (self.aspect + 2.0))
+        theta_f = np.arccos(2.0 * column("flap_to_chord") - 1.0)
+        self.flap_gain = (1.0 - (theta_f - np.sin(theta_f)) / np.pi) * column("eta")
+        self.alpha_0_base = np.radians(column("alpha_0_base_deg"))
+        self.alpha_stall_p_base = np.radians(column("alpha_stall_P_base_deg"))
+        self.alpha_stall_n_base = np.radians(column("alpha_stall_N_base_deg"))
+        self.cd_0 = column("Cd_0")
+        self.deflection_limit = np.radians(column("deflection_limit_deg"))
+        self._lag_gain = 1.0 - np.exp(-physics_period / column("tau"))
+        self._stall_plate = 1.0 / 0.56, 0.41 * (1.0 - np.exp(-17.0 / self.aspect))
+        self.deflection = np.zeros(n)
+        self.local_air_velocity = np.zeros((n, 3))
+        self._offsets, self._to_link = self._link_geometry()
+        self.forces = np.zeros((n, 3))
+        self.torques = np.zeros((n, 3))
+
+    def _link_geometry(self) -> tuple[np.ndarray, np.ndarray]:
+        """Offsets (n, 3) of the surfaces from the base in base frame, and base->link rotations."""
+        client, uav = self.client_id, self.uav_id
+        base_pos, base_orn = pybullet.getBasePositionAndOrientation(uav, physicsClientId=client)
+        base_rotation = np.array(pybullet.getMatrixFromQuaternion(base_orn)).reshape(3, 3)
+        offsets, rotations = [], []
+        for link in self.ids:
+            if link < 0:
+                offsets.append(np.zeros(3))
+                rotations.append(np.eye(3))
+                continue
+            position, orientation = pybullet.getLinkState(
+                uav, link, computeForwardKinematics=True, physicsClientId=client)[:2]
+            link_rotation = np.array(pybullet.getMatrixFromQuaternion(orientation)).reshape(3, 3)
+            offsets.append(base_rotation.T @ (np.array(position) - np.array(base_pos)))
+            rotations.append(link_rotation.T @ base_rotation)
+        return np.array(offsets), np.array(rotations)
+
+    def reset(self) -> None:
+        """Centre every surface and forget the airflow."""
+        self.deflection[:] = 0.0
+        self.local_air_velocity[:] = 0.0
+
+    def get_states(self) -> np.ndarray:
+        """Return a copy of the (n,) deflections [rad]."""
+        return self.deflection.copy()
+
+    def state_update(self, rotation_matrix: np.ndarray, air_velocity: np.ndarray,
+                     angular_velocity: np.ndarray) -> None:
+        """Work out each surface's air velocity in its own frame.
+
+        Args:
+            rotation_matrix: (3, 3) base-to-ground rotation.
+            air_velocity: (3,) ground-frame air velocity of the base [m/s] (velocity − wind).
+            angular_velocity: (3,) body-frame angular velocity of the base [rad/s].
+        """
+        body_velocity = air_velocity @ rotation_matrix + np.cross(angular_velocity, self._offsets)
+        self.local_air_velocity[:] = np.einsum("nij,nj->ni", self._to_link, body_velocity)
+
+    def aerodynamics(self, alpha: np.ndarray, deflection: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return (Cl, Cd, Cm), each (n,), at angles of attack ``alpha`` and deflection [rad]."""
+        shift = self.flap_gain * deflection
+        alpha_0 = self.alpha_0_base - shift
+        stall_p = self.alpha_stall_p_base - shift
+        stall_n = self.alpha_stall_n_base - shift
+        aspect, cl_alpha = self.aspect, self.cl_alpha
+        # Attached flow.
+        cl = cl_alpha * (alpha - alpha_0)
+        induced = cl / (np.pi * aspect)
+        effective = alpha - alpha_0 - induced
+        tangential = self.cd_0 * np.cos(effective)
+        normal = (cl + tangential * np.sin(effective)) / np.cos(effective)
+        cd = normal * np.sin(effective + induced) + tangential * np.cos(effective + induced)
+        # Stalled flow: flat plate; the induced angle fades out towards 90 degrees.
+        stalled = (alpha > stall_p) | (alpha < stall_n)
+        if np.any(stalled):
+            edge = np.where(alpha > stall_p, stall_p, stall_n)
+            edge_induced = cl_alpha * (edge - alpha_0) / (np.pi * aspect)
+            fade = np.clip((np.pi / 2 - np.abs(alpha)) / (np.pi / 2 - np.abs(edge)), 0.0, 1.0)
+            s_induced = edge_induced * fade
+            s_effective = alpha - alpha_0 - s_induced
+            cd90 = -0.0426 * deflection**2 + 0.21 * deflection + 1.98
+            s_normal = cd90 * np.sin(s_effective) * (
+                1.0 / (0.56 + 0.44 * np.abs(np.sin(s_effective))) - self._stall_plate[1])
+            s_tangential = 0.5 * self.cd_0 * np.cos(s_effective)
+            s_cl = s_normal * np.cos(s_effective) - s_tangential * np.sin(s_effective)
+            s_cd = s_normal * np.sin(s_effective) + s_tangential * np.cos(s_effective)
+            cl = np.where(stalled, s_cl, cl)
+            cd = np.where(stalled, s_cd, cd)
+            normal = np.where(stalled, s_normal, normal)
+            effective = np.where(stalled, s_effective, effective)
+        cm = -normal * (0.25 - 0.175 * (1.0 - 2.0 * np.abs(effective) / np.pi))
+        return cl, cd, cm
+
+    def physics_update(self, command: np.ndarray) -> None:
+        """Advance deflections under ``command`` (values in [-1, 1]) and apply the loads.
+
+        Args:
+            command: the drone's surface command vector; surface i reads
+                ``command[command_id_i] * command_sign_i``.
+        """
+        target = np.where(self._commanded,
+                          np.clip(np.asarray(command, dtype=float)[self._command_index], -1, 1)
+                          * self.command_sign, 0.0) * self.deflection_limit
+        self.deflection += self._lag_gain * (target - self.deflection)
+        v = self.local_air_velocity
+        forward = np.einsum("ni,ni->n", v, self.forward_unit)
+        up = np.einsum("ni,ni->n", v, self.lift_unit)
+        speed2 = forward**2 + up**2
+        alpha = np.arctan2(-up, forward)
+        cl, cd, cm = self.aerodynamics(alpha, self.deflection)
+        qs = 0.5 * AIR_DENSITY * speed2 * self.area
+        sin_a, cos_a = np.sin(alpha), np.cos(alpha)
+        lift_part = (qs * (cl * sin_a - cd * cos_a))[:, None] * self.forward_unit
+        normal_part = (qs * (cl * cos_a + cd * sin_a))[:, None] * self.lift_unit
+        self.forces[:] = lift_part + normal_part
+        self.torques[:] = (qs * self.chord * cm)[:, None] * self.span_unit
+        uav, client, frame = self.uav_id, self.client_id, pybullet.LINK_FRAME
+        for link, force, torque in zip(self.ids, self.forces.tolist(), self.torques.tolist()):
+            pybullet.applyExternalForce(uav, link, force, (0.0, 0.0, 0.0), frame,
+                                        physicsClientId=client)
+            pybullet.applyExternalTorque(uav, link, torque, frame, physicsClientId=client)
