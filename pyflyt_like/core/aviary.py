@@ -14,13 +14,14 @@ from pybullet_utils import bullet_client
 
 from .abstractions.base_drone import DroneClass
 from .abstractions.base_wind_field import FunctionWindField, WindFieldClass
+from .drones.fixedwing import Fixedwing
 from .drones.quadx import QuadX
 from .utils.validation import as_float_array, check_positive_float, check_positive_int
 from .wind import WIND_FIELDS
 
 GRAVITY = 9.81  # m/s^2
 
-DRONE_TYPES: dict[str, type[DroneClass]] = {"quadx": QuadX}
+DRONE_TYPES: dict[str, type[DroneClass]] = {"quadx": QuadX, "fixedwing": Fixedwing}
 
 
 class Aviary(bullet_client.BulletClient):

@@ -63,10 +63,14 @@ class DroneClass(ABC):
             useFixedBase=False, flags=pybullet.URDF_USE_INERTIA_FROM_FILE,
             physicsClientId=self.client_id,
         )
-        self.mass = sum(
-            pybullet.getDynamicsInfo(self.Id, link, physicsClientId=self.client_id)[0]
-            for link in range(-1, pybullet.getNumJoints(self.Id, physicsClientId=self.client_id))
-        )
+        links = range(-1, pybullet.getNumJoints(self.Id, physicsClientId=self.client_id))
+        for link in links:
+            # Bullet's default damping is a hidden quadratic drag (0.04 v|v| N per link);
+            # aerodynamics belong to the components, so switch it off.
+            pybullet.changeDynamics(self.Id, link, linearDamping=0.0, angularDamping=0.0,
+                                    physicsClientId=self.client_id)
+        self.mass = sum(pybullet.getDynamicsInfo(self.Id, link, physicsClientId=self.client_id)[0]
+                        for link in links)
         self.state = np.zeros((4, 3))
         self.aux_state = np.zeros(0)
         self.rotation_matrix = np.eye(3)
@@ -77,6 +81,14 @@ class DroneClass(ABC):
         self.instanced_controllers: dict[int, ControlClass] = {}
         self.registered_base_modes: dict[int, int] = {}
         self._user_controller: ControlClass | None = None
+
+    def link_id(self, name: str) -> int:
+        """Return the pybullet link id of the URDF link called ``name``."""
+        for joint in range(pybullet.getNumJoints(self.Id, physicsClientId=self.client_id)):
+            info = pybullet.getJointInfo(self.Id, joint, physicsClientId=self.client_id)
+            if info[12].decode() == name:
+                return joint
+        raise ValueError(f"{self.urdf_path} has no link named {name!r}")
 
     # ----------------------------------------------------------------- modes and setpoints
     @property
@@ -116,7 +128,7 @@ class DroneClass(ABC):
         self._user_controller = self.instanced_controllers.get(mode)
         if self._user_controller is not None:
             self._user_controller.reset()
-            self.setpoint = np.zeros(self.setpoint_size)
+            self.setpoint = np.zeros(self.setpoint_size_of(self.registered_base_modes[mode]))
             base_mode = self.registered_base_modes[mode]
         else:
             base_mode = mode
@@ -124,9 +136,14 @@ class DroneClass(ABC):
         if self._user_controller is None:
             self.setpoint = self.preset_setpoint(base_mode)
 
+    def setpoint_size_of(self, mode: int) -> int:
+        """Length of built-in ``mode``'s setpoint (the same for all modes unless overridden)."""
+        return self.setpoint_size
+
     def set_setpoint(self, setpoint) -> None:
         """Set this drone's setpoint; raises on a wrong shape or non-finite values."""
-        self.setpoint = as_float_array("setpoint", setpoint, (self.setpoint_size,))
+        mode = self.registered_base_modes.get(self.mode, self.mode)
+        self.setpoint = as_float_array("setpoint", setpoint, (self.setpoint_size_of(mode),))
 
     # ----------------------------------------------------------------- the loop
     def update_control(self, physics_step: int) -> None:
@@ -136,11 +153,11 @@ class DroneClass(ABC):
         if self._user_controller is not None:
             base_setpoint = np.asarray(self._user_controller.step(self.state.copy(),
                                                                    self.setpoint), dtype=float)
-            if base_setpoint.shape != (self.setpoint_size,) or not np.all(
-                    np.isfinite(base_setpoint)):
+            size = self.setpoint_size_of(self.registered_base_modes[self.mode])
+            if base_setpoint.shape != (size,) or not np.all(np.isfinite(base_setpoint)):
                 raise ValueError(
                     f"controller for mode {self.mode} must return a finite array of shape "
-                    f"({self.setpoint_size},), got {base_setpoint!r}")
+                    f"({size},), got {base_setpoint!r}")
             self.control(self.registered_base_modes[self.mode], base_setpoint)
         else:
             self.control(self.mode, self.setpoint)

@@ -6,7 +6,8 @@ Finite-wing model after Khan & Nahon (2015), the thin-airfoil family PyFlyt also
   ``Cla3 = Cla2 * AR / (AR + 2 (AR + 4) / (AR + 2))``;
 - a flap of chord fraction ``cf/c`` deflected by ``delta`` shifts the zero-lift angle by
   ``-tau_f * eta * delta`` with ``tau_f = 1 - (theta_f - sin theta_f) / pi``,
-  ``theta_f = arccos(2 cf/c - 1)``, and moves both stall angles with it;
+  ``theta_f = arccos(2 cf/c - 1)``; the maximum lift coefficient grows by half the flap's
+  lift increment (``STALL_LIFT_SHARE``), so the stall angles move by half that shift;
 - attached flow: ``Cl = Cla3 (alpha - alpha_0)``, induced angle ``alpha_i = Cl / (pi AR)``,
   effective angle ``alpha_e = alpha - alpha_0 - alpha_i``; tangential ``Ct = Cd0 cos alpha_e``,
   normal ``Cn = (Cl + Ct sin alpha_e) / cos alpha_e``,
@@ -33,6 +34,9 @@ import pybullet
 
 from ..utils.validation import as_float_array
 from .boring_bodies import AIR_DENSITY
+
+# Share of a flap's lift increment that also raises the maximum lift coefficient.
+STALL_LIFT_SHARE = 0.5
 
 
 @dataclass
@@ -205,8 +209,8 @@ class LiftingSurfaces:
         """Return (Cl, Cd, Cm), each (n,), at angles of attack ``alpha`` and deflection [rad]."""
         shift = self.flap_gain * deflection
         alpha_0 = self.alpha_0_base - shift
-        stall_p = self.alpha_stall_p_base - shift
-        stall_n = self.alpha_stall_n_base - shift
+        stall_p = self.alpha_stall_p_base - (1.0 - STALL_LIFT_SHARE) * shift
+        stall_n = self.alpha_stall_n_base - (1.0 - STALL_LIFT_SHARE) * shift
         aspect, cl_alpha = self.aspect, self.cl_alpha
         # Attached flow.
         cl = cl_alpha * (alpha - alpha_0)

@@ -1,5 +1,6 @@
 """Built-in vehicles."""
 
+from .fixedwing import Fixedwing
 from .quadx import QuadX
 
-__all__ = ["QuadX"]
+__all__ = ["Fixedwing", "QuadX"]

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import pybullet
 
 from ..abstractions.base_drone import DroneClass
 from ..abstractions.boring_bodies import BoringBodies
@@ -40,7 +39,7 @@ class QuadX(DroneClass):
                          model_dir, np_random)
         if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not noise >= 0:
             raise ValueError(f"noise must be a number >= 0, got {noise!r}")
-        motor_ids = [self._link_id(f"motor{i}") for i in range(4)]
+        motor_ids = [self.link_id(f"motor{i}") for i in range(4)]
         mp = self.params["motor_params"]
         n = len(motor_ids)
         self.max_total_thrust = float(mp["total_thrust"])
@@ -64,13 +63,6 @@ class QuadX(DroneClass):
         self.pwm = np.zeros(n)
         self.update_state()
         self.set_mode(0)
-
-    def _link_id(self, name: str) -> int:
-        for joint in range(pybullet.getNumJoints(self.Id, physicsClientId=self.client_id)):
-            info = pybullet.getJointInfo(self.Id, joint, physicsClientId=self.client_id)
-            if info[12].decode() == name:
-                return joint
-        raise ValueError(f"{self.urdf_path} has no link named {name!r}")
 
     @property
     def hover_throttle(self) -> float:

@@ -1,0 +1,124 @@
+"""Fixedwing: a conventional aeroplane flown by surface deflections, rates or attitude hold."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pybullet
+
+from ..abstractions.base_drone import DroneClass
+from ..abstractions.boring_bodies import BoringBodies
+from ..abstractions.lifting_surfaces import LiftingSurface, LiftingSurfaces
+from ..abstractions.motors import Motors
+from ..control.fixedwing_attitude import FixedwingAttitude
+from ..utils.validation import as_float_array
+
+SURFACE_COMMANDS = 5  # left aileron, right aileron, elevator, rudder, flaps
+
+
+class Fixedwing(DroneClass):
+    """A fixed-wing aircraft with one motor, a main wing with ailerons, and two tails.
+
+    Modes:
+        -1: [left aileron, right aileron, horizontal tail, vertical tail, wing, thrust];
+            surfaces in [-1, 1] of their deflection limits, thrust in [0, 1].
+        0: [roll, pitch, yaw, thrust], surface commands in [-1, 1] mixed to the surfaces.
+        1: attitude hold [roll rad, pitch rad, yaw rate rad/s, throttle 0..1].
+
+    ``aux_state`` is (6,): the five surface deflections [rad] and the motor throttle.
+    Spawned (and reset) with the YAML's ``starting_velocity`` (body frame).
+
+    Args:
+        p, start_pos, start_orn, physics_hz, np_random: as :class:`DroneClass`.
+        control_hz: control rate [Hz]; default from the YAML.
+        drone_model: ``"fixedwing"`` (default) or another model folder, e.g. ``"acrowing"``.
+        model_dir: folder of model folders (default: the package's models).
+        starting_velocity: (3,) body-frame spawn velocity [m/s]; default from the YAML.
+    """
+
+    modes = (-1, 0, 1)
+
+    def __init__(self, p, start_pos, start_orn, physics_hz: int = 240,
+                 np_random: np.random.Generator | None = None, control_hz: int | None = None,
+                 drone_model: str = "fixedwing", model_dir: str | Path | None = None,
+                 starting_velocity=None):
+        np_random = np_random if np_random is not None else np.random.default_rng()
+        super().__init__(p, start_pos, start_orn, control_hz, physics_hz, drone_model,
+                         model_dir, np_random)
+        params = self.params
+        self.starting_velocity = as_float_array(
+            "starting_velocity",
+            params["starting_velocity"] if starting_velocity is None else starting_velocity, (3,))
+        mp = params["motor_params"]
+        max_rpm = np.sqrt(mp["total_thrust"] / mp["thrust_coef"])
+        self.motors = Motors(p, self.physics_period, np_random, self.Id,
+                             [self.link_id(mp["link"])], tau=[mp["tau"]], max_rpm=[max_rpm],
+                             thrust_coef=[mp["thrust_coef"]], torque_coef=[mp["torque_coef"]],
+                             thrust_unit=[mp["thrust_unit"]], noise_ratio=[mp["noise_ratio"]])
+        surfaces = [LiftingSurface(id=self.link_id(s["link"]),
+                                   **{k: v for k, v in s.items() if k != "link"})
+                    for s in params["surfaces"]]
+        self.surfaces = LiftingSurfaces(p, self.physics_period, np_random, self.Id, surfaces)
+        dp = params["drag_params"]
+        self.drag = BoringBodies(p, self.physics_period, np_random, self.Id, [-1],
+                                 dp["drag_coefs"], dp["normal_areas"])
+        self.mixer = as_float_array("mixer", params["mixer"], (SURFACE_COMMANDS, 3))
+        self.attitude = FixedwingAttitude(params["attitude_controller"], self.control_period)
+        self.surface_command = np.zeros(SURFACE_COMMANDS)
+        self.thrust_command = np.zeros(1)
+        self.aux_state = np.zeros(SURFACE_COMMANDS + 1)
+        self._give_starting_velocity()
+        self.update_state()
+        self.set_mode(0)
+
+    def setpoint_size_of(self, mode: int) -> int:
+        return SURFACE_COMMANDS + 1 if mode == -1 else 4
+
+    def _give_starting_velocity(self) -> None:
+        rotation = np.array(pybullet.getMatrixFromQuaternion(self.start_quat)).reshape(3, 3)
+        pybullet.resetBaseVelocity(self.Id, (rotation @ self.starting_velocity).tolist(),
+                                   (0.0, 0.0, 0.0), physicsClientId=self.client_id)
+
+    def reset(self) -> None:
+        super().reset()
+        self._give_starting_velocity()
+        self.update_state()
+
+    def reset_components(self) -> None:
+        self.motors.reset()
+        self.surfaces.reset()
+        self.drag.reset()
+        self.surface_command[:] = 0.0
+        self.thrust_command[:] = 0.0
+
+    def reset_controllers(self) -> None:
+        self.attitude.reset()
+
+    def preset_setpoint(self, mode: int) -> np.ndarray:
+        if mode == 1:  # hold the current attitude, no turn, current throttle
+            roll, pitch, _ = self.state[1]
+            return np.array((roll, pitch, 0.0, self.thrust_command[0]))
+        return np.zeros(self.setpoint_size_of(mode))
+
+    def control(self, mode: int, setpoint: np.ndarray) -> None:
+        if mode == -1:
+            self.surface_command[:] = setpoint[:SURFACE_COMMANDS]
+            self.thrust_command[0] = setpoint[SURFACE_COMMANDS]
+            return
+        rpy = setpoint[:3] if mode == 0 else np.array(self.attitude.step(setpoint, self.state))
+        self.surface_command[:] = self.mixer @ rpy
+        self.thrust_command[0] = min(max(setpoint[3], 0.0), 1.0)
+
+    def update_physics(self) -> None:
+        air = self.air_velocity()
+        self.surfaces.state_update(self.rotation_matrix, air, self.state[0])
+        self.surfaces.physics_update(self.surface_command)
+        self.drag.state_update(self.rotation_matrix, air)
+        self.drag.physics_update()
+        self.motors.physics_update(self.thrust_command)
+
+    def update_state(self) -> None:
+        super().update_state()
+        self.aux_state[:SURFACE_COMMANDS] = self.surfaces.deflection
+        self.aux_state[SURFACE_COMMANDS] = self.motors.throttle[0]
