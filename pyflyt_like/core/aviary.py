@@ -16,12 +16,17 @@ from .abstractions.base_drone import DroneClass
 from .abstractions.base_wind_field import FunctionWindField, WindFieldClass
 from .drones.fixedwing import Fixedwing
 from .drones.quadx import QuadX
+from .drones.rocket import Rocket
 from .utils.validation import as_float_array, check_positive_float, check_positive_int
 from .wind import WIND_FIELDS
 
 GRAVITY = 9.81  # m/s^2
 
-DRONE_TYPES: dict[str, type[DroneClass]] = {"quadx": QuadX, "fixedwing": Fixedwing}
+DRONE_TYPES: dict[str, type[DroneClass]] = {
+    "quadx": QuadX,
+    "fixedwing": Fixedwing,
+    "rocket": Rocket,
+}
 
 
 class Aviary(bullet_client.BulletClient):

@@ -3,16 +3,20 @@
 from .base_controller import ControlClass
 from .base_drone import DroneClass
 from .base_wind_field import WindFieldClass
+from .boosters import Boosters
 from .boring_bodies import BoringBodies
+from .gimbals import Gimbals
 from .lifting_surfaces import LiftingSurface, LiftingSurfaces
 from .motors import Motors
 from .pid import PID
 
 __all__ = [
     "PID",
+    "Boosters",
     "BoringBodies",
     "ControlClass",
     "DroneClass",
+    "Gimbals",
     "LiftingSurface",
     "LiftingSurfaces",
     "Motors",

@@ -2,5 +2,6 @@
 
 from .fixedwing import Fixedwing
 from .quadx import QuadX
+from .rocket import Rocket
 
-__all__ = ["Fixedwing", "QuadX"]
+__all__ = ["Fixedwing", "QuadX", "Rocket"]

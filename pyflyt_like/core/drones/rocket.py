@@ -1,0 +1,107 @@
+"""Rocket: a 1:10 Falcon-9-like first stage with a gimballed booster and grid fins."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..abstractions.base_drone import DroneClass
+from ..abstractions.boosters import Boosters
+from ..abstractions.boring_bodies import BoringBodies
+from ..abstractions.gimbals import Gimbals
+from ..abstractions.lifting_surfaces import LiftingSurface, LiftingSurfaces
+from ..utils.validation import as_float_array
+
+FINLETS = 4
+
+
+class Rocket(DroneClass):
+    """A rocket stage flown directly by its actuators (one mode, 0).
+
+    Setpoint (7,): [finlet x, finlet y, finlet yaw] in [-1, 1] (mixed to the four fins),
+    ignition (> 0.5 lights the booster), throttle in [0, 1], gimbal 1 and gimbal 2 in [-1, 1]
+    of the gimbal range. ``aux_state`` (9,): fin deflections [rad] (4), booster ignition,
+    fuel ratio and throttle, gimbal angles [rad] (2).
+
+    Args:
+        p, start_pos, start_orn, physics_hz, np_random: as :class:`DroneClass`.
+        control_hz: control rate [Hz]; default from the YAML.
+        drone_model: model folder name (default ``"rocket"``).
+        model_dir: folder of model folders (default: the package's models).
+    """
+
+    modes = (0,)
+    setpoint_size = 7
+
+    def __init__(self, p, start_pos, start_orn, physics_hz: int = 240,
+                 np_random: np.random.Generator | None = None, control_hz: int | None = None,
+                 drone_model: str = "rocket", model_dir: str | Path | None = None):
+        np_random = np_random if np_random is not None else np.random.default_rng()
+        super().__init__(p, start_pos, start_orn, control_hz, physics_hz, drone_model,
+                         model_dir, np_random)
+        params = self.params
+        bp = params["booster_params"]
+        self.boosters = Boosters(
+            p, self.physics_period, np_random, self.Id, [self.link_id(bp["booster_link"])],
+            [self.link_id(bp["fueltank_link"])], tau=[bp["tau"]],
+            total_fuel_mass=[bp["total_fuel_mass"]], max_fuel_rate=[bp["max_fuel_rate"]],
+            max_inertia=[bp["max_inertia"]], min_thrust=[bp["min_thrust"]],
+            max_thrust=[bp["max_thrust"]], thrust_unit=[bp["thrust_unit"]],
+            reignitable=[bp["reignitable"]], noise_ratio=[bp["noise_ratio"]])
+        gp = params["gimbal_params"]
+        self.gimbals = Gimbals(p, self.physics_period, np_random, [gp["gimbal_unit_1"]],
+                               [gp["gimbal_unit_2"]], [gp["gimbal_tau"]],
+                               [gp["gimbal_range_degrees"]])
+        fins = [LiftingSurface(id=self.link_id(s["link"]),
+                               **{k: v for k, v in s.items() if k != "link"})
+                for s in params["surfaces"]]
+        self.finlets = LiftingSurfaces(p, self.physics_period, np_random, self.Id, fins)
+        self.finlet_mixer = as_float_array("finlet_mixer", params["finlet_mixer"], (FINLETS, 3))
+        dp = params["drag_params"]
+        self.drag = BoringBodies(p, self.physics_period, np_random, self.Id, [-1],
+                                 dp["drag_coefs"], dp["normal_areas"])
+        self.finlet_command = np.zeros(FINLETS)
+        self.ignition = np.zeros(1)
+        self.throttle_command = np.zeros(1)
+        self.gimbal_command = np.zeros((1, 2))
+        self.aux_state = np.zeros(FINLETS + 3 + 2)
+        self.update_state()
+        self.set_mode(0)
+
+    def reset_components(self) -> None:
+        self.boosters.reset()
+        self.gimbals.reset()
+        self.finlets.reset()
+        self.drag.reset()
+        self.finlet_command[:] = 0.0
+        self.ignition[:] = 0.0
+        self.throttle_command[:] = 0.0
+        self.gimbal_command[:] = 0.0
+
+    def reset_controllers(self) -> None:
+        """The rocket has no built-in controller."""
+
+    def preset_setpoint(self, mode: int) -> np.ndarray:
+        return np.zeros(self.setpoint_size)
+
+    def control(self, mode: int, setpoint: np.ndarray) -> None:
+        self.finlet_command[:] = self.finlet_mixer @ setpoint[:3]
+        self.ignition[0] = setpoint[3]
+        self.throttle_command[0] = setpoint[4]
+        self.gimbal_command[0] = setpoint[5:7]
+
+    def update_physics(self) -> None:
+        air = self.air_velocity()
+        self.finlets.state_update(self.rotation_matrix, air, self.state[0])
+        self.finlets.physics_update(self.finlet_command)
+        self.drag.state_update(self.rotation_matrix, air)
+        self.drag.physics_update()
+        rotation = self.gimbals.physics_update(self.gimbal_command)
+        self.boosters.physics_update(self.ignition, self.throttle_command, rotation)
+
+    def update_state(self) -> None:
+        super().update_state()
+        self.aux_state[:FINLETS] = self.finlets.deflection
+        self.aux_state[FINLETS:FINLETS + 3] = self.boosters.get_states()
+        self.aux_state[FINLETS + 3:] = self.gimbals.angles[0]

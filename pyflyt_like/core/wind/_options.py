@@ -1,0 +1,72 @@
+"""Option checks shared by the built-in wind fields (errors name the option and what is allowed)."""
+
+from __future__ import annotations
+
+import inspect
+import math
+from typing import Any
+
+import numpy as np
+
+from ..utils.validation import as_float_array
+
+__all__ = [
+    "allowed_options",
+    "as_vector3",
+    "check_finite",
+    "check_nonnegative",
+    "check_positive",
+    "reject_unknown_options",
+]
+
+_NOT_OPTIONS = ("self", "np_random")
+
+
+def allowed_options(cls: type) -> list[str]:
+    """Names of the keyword options accepted by ``cls.__init__`` (``np_random`` excluded)."""
+    params = inspect.signature(cls.__init__).parameters.values()
+    return [p.name for p in params if p.name not in _NOT_OPTIONS
+            and p.kind not in (inspect.Parameter.VAR_KEYWORD, inspect.Parameter.VAR_POSITIONAL)]
+
+
+def reject_unknown_options(cls: type, unknown: dict[str, Any]) -> None:
+    """Raise ``ValueError`` listing the allowed options if ``unknown`` is not empty."""
+    if unknown:
+        name = getattr(cls, "wind_name", cls.__name__)
+        raise ValueError(f"wind field {name!r}: unknown option(s) {sorted(unknown)}; "
+                         f"allowed: {allowed_options(cls)}")
+
+
+def as_vector3(name: str, value: object) -> np.ndarray:
+    """Return ``value`` as a finite (3,) float64 array [the caller's units], else raise."""
+    return as_float_array(name, value, (3,))
+
+
+def _as_real(name: str, value: object, allowed: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be {allowed}, got {value!r}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+    return value
+
+
+def check_finite(name: str, value: object) -> float:
+    """Return ``value`` as a float if it is a finite real number, else raise."""
+    return _as_real(name, value, "a finite number")
+
+
+def check_positive(name: str, value: object) -> float:
+    """Return ``value`` as a float if it is finite and > 0, else raise."""
+    value = _as_real(name, value, "a finite number > 0")
+    if value <= 0.0:
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    return value
+
+
+def check_nonnegative(name: str, value: object) -> float:
+    """Return ``value`` as a float if it is finite and >= 0, else raise."""
+    value = _as_real(name, value, "a finite number >= 0")
+    if value < 0.0:
+        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    return value
