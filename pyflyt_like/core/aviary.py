@@ -15,6 +15,7 @@ from pybullet_utils import bullet_client
 from .abstractions.base_drone import DroneClass
 from .abstractions.base_wind_field import FunctionWindField, WindFieldClass
 from .drones.fixedwing import Fixedwing
+from .drones.quadplane import QuadPlane
 from .drones.quadx import QuadX
 from .drones.rocket import Rocket
 from .utils.validation import as_float_array, check_positive_float, check_positive_int
@@ -26,6 +27,7 @@ DRONE_TYPES: dict[str, type[DroneClass]] = {
     "quadx": QuadX,
     "fixedwing": Fixedwing,
     "rocket": Rocket,
+    "quadplane": QuadPlane,
 }
 
 
