@@ -74,6 +74,10 @@ class Aviary(bullet_client.BulletClient):
         self.physics_hz = check_positive_int("physics_hz", physics_hz)
         self.physics_period = 1.0 / self.physics_hz
         self.world_scale = check_positive_float("world_scale", world_scale)
+        for name, drone_class in (drone_type_mappings or {}).items():
+            if not (isinstance(drone_class, type) and issubclass(drone_class, DroneClass)):
+                raise TypeError(f"drone_type_mappings[{name!r}] must be a DroneClass subclass, "
+                                f"got {drone_class!r}")
         self.drone_type_mappings = {**DRONE_TYPES, **(drone_type_mappings or {})}
         self.drone_types = self._per_drone("drone_type", drone_type, str)
         for name in self.drone_types:
@@ -206,15 +210,19 @@ class Aviary(bullet_client.BulletClient):
 
         A disarmed drone gets no control, physics or state updates.
         """
-        if isinstance(settings, (bool, np.bool_)):
+        def is_flag(value) -> bool:  # bools, and the ints 0 and 1 as PyFlyt accepts
+            return isinstance(value, (bool, np.bool_)) or (
+                isinstance(value, (int, np.integer)) and value in (0, 1))
+
+        if is_flag(settings):
             self.armed[:] = bool(settings)
         else:
-            values = list(settings)
-            if len(values) != self.num_drones or not all(
-                    isinstance(v, (bool, np.bool_)) for v in values):
+            values = list(settings) if isinstance(settings, (list, tuple, np.ndarray)) else None
+            if values is None or len(values) != self.num_drones or not all(
+                    is_flag(v) for v in values):
                 raise ValueError(f"settings must be a bool or {self.num_drones} bools, got "
                                  f"{settings!r}")
-            self.armed[:] = values
+            self.armed[:] = [bool(v) for v in values]
         self._armed_drones = [d for d, a in zip(self.drones, self.armed) if a]
 
     # ------------------------------------------------------------------ commands
@@ -226,8 +234,8 @@ class Aviary(bullet_client.BulletClient):
 
     def set_mode(self, flight_modes: int | Sequence[int]) -> None:
         """Set one flight mode for all drones, or a list of ``n`` modes."""
-        if isinstance(flight_modes, (int, np.integer)) and not isinstance(flight_modes, bool):
-            flight_modes = [flight_modes] * self.num_drones
+        if not isinstance(flight_modes, (list, tuple, np.ndarray)):
+            flight_modes = [flight_modes] * self.num_drones  # each drone validates its mode
         modes = list(flight_modes)
         if len(modes) != self.num_drones:
             raise ValueError(f"flight_modes must be an int or {self.num_drones} ints, got "
