@@ -131,14 +131,20 @@ class Aviary(bullet_client.BulletClient):
     def _make_drone(self, index: int) -> DroneClass:
         drone_class = self.drone_type_mappings[self.drone_types[index]]
         options = self.drone_options[index]
-        accepted = inspect.signature(drone_class.__init__).parameters
-        fixed = ("p", "start_pos", "start_orn", "physics_hz", "np_random")
-        allowed = [k for k in accepted if k not in ("self", *fixed)]
-        if not any(v.kind is inspect.Parameter.VAR_KEYWORD for v in accepted.values()):
-            unknown = sorted(set(options) - set(allowed))
-            if unknown:
-                raise ValueError(f"drone_options {unknown} not accepted by "
-                                 f"{drone_class.__name__}; allowed: {allowed}")
+        # What a vehicle accepts: the named parameters of every __init__ along its class
+        # chain (subclasses often forward **kwargs), plus its declared keyword options.
+        accepted: dict[str, inspect.Parameter] = {}
+        for cls in drone_class.__mro__:
+            if "__init__" in vars(cls) and issubclass(cls, DroneClass):
+                accepted.update(inspect.signature(cls.__init__).parameters)
+        fixed = ("self", "p", "start_pos", "start_orn", "physics_hz", "np_random")
+        named = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+        allowed = [k for k, v in accepted.items() if k not in fixed and v.kind in named]
+        allowed += list(getattr(drone_class, "keyword_options", ()))
+        unknown = sorted(set(options) - set(allowed))
+        if unknown:
+            raise ValueError(f"drone_options {unknown} not accepted by "
+                             f"{drone_class.__name__}; allowed: {allowed}")
         return drone_class(self, start_pos=self.start_pos[index], start_orn=self.start_orn[index],
                            physics_hz=self.physics_hz, np_random=self.np_random, **options)
 
@@ -153,6 +159,15 @@ class Aviary(bullet_client.BulletClient):
         if not (isinstance(wind_type, type) and issubclass(wind_type, WindFieldClass)):
             raise TypeError(f"wind_type must be None, a name or a WindFieldClass subclass, got "
                             f"{wind_type!r} (use register_wind_field_function for functions)")
+        parameters = inspect.signature(wind_type.__init__).parameters
+        if "sample_period" in parameters:  # fields that filter noise step at physics rate
+            wind_options = {"sample_period": self.physics_period, **wind_options}
+        if not any(v.kind is inspect.Parameter.VAR_KEYWORD for v in parameters.values()):
+            allowed = [k for k in parameters if k not in ("self", "np_random")]
+            unknown = sorted(set(wind_options) - set(allowed))
+            if unknown:
+                raise ValueError(f"wind_options {unknown} not accepted by {wind_type.__name__}; "
+                                 f"allowed: {allowed}")
         return wind_type(self.np_random, **wind_options)
 
     def _check_control_rates(self) -> None:

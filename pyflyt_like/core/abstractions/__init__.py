@@ -5,6 +5,7 @@ from .base_drone import DroneClass
 from .base_wind_field import WindFieldClass
 from .boosters import Boosters
 from .boring_bodies import BoringBodies
+from .camera import Camera
 from .gimbals import Gimbals
 from .lifting_surfaces import LiftingSurface, LiftingSurfaces
 from .motors import Motors
@@ -14,6 +15,7 @@ __all__ = [
     "PID",
     "Boosters",
     "BoringBodies",
+    "Camera",
     "ControlClass",
     "DroneClass",
     "Gimbals",

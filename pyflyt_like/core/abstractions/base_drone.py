@@ -13,6 +13,13 @@ import pybullet
 from ..utils.loading import load_yaml, model_files
 from ..utils.validation import NumericalError, as_float_array, check_rate_divides
 from .base_controller import ControlClass
+from .camera import Camera
+
+# Camera options a vehicle takes in drone_options; defaults come from the model YAML's
+# ``camera`` section, then from here for the switches.
+CAMERA_OPTIONS = ("use_camera", "use_gimbal", "camera_angle_degrees", "camera_FOV_degrees",
+                  "camera_resolution", "camera_position_offset", "camera_fps",
+                  "is_tracking_camera")
 
 
 class DroneClass(ABC):
@@ -39,6 +46,8 @@ class DroneClass(ABC):
 
     modes: tuple[int, ...] = ()
     setpoint_size: int = 4
+    # Options taken through ``**camera_options`` (the Aviary checks drone_options against them).
+    keyword_options: tuple[str, ...] = CAMERA_OPTIONS
 
     def __init__(self, p, start_pos, start_orn, control_hz: int | None, physics_hz: int,
                  drone_model: str, model_dir: str | Path | None, np_random: np.random.Generator):
@@ -65,22 +74,53 @@ class DroneClass(ABC):
         )
         links = range(-1, pybullet.getNumJoints(self.Id, physicsClientId=self.client_id))
         for link in links:
-            # Bullet's default damping is a hidden quadratic drag (0.04 v|v| N per link);
+            # Bullet's default damping (0.04 per link) is a hidden drag growing with speed;
             # aerodynamics belong to the components, so switch it off.
             pybullet.changeDynamics(self.Id, link, linearDamping=0.0, angularDamping=0.0,
                                     physicsClientId=self.client_id)
         self.mass = sum(pybullet.getDynamicsInfo(self.Id, link, physicsClientId=self.client_id)[0]
                         for link in links)
         self.state = np.zeros((4, 3))
+        # Handed to wind fields: a read-only view, so user code cannot move the drone.
+        self._position_view = self.state[3:4]
+        self._position_view.flags.writeable = False
         self.aux_state = np.zeros(0)
         self.rotation_matrix = np.eye(3)
         self.world_velocity = np.zeros(3)
         self.quaternion = self.start_quat
         self.setpoint = np.zeros(self.setpoint_size)
         self.mode = self.modes[0] if self.modes else 0
+        self.camera: Camera | None = None
+        self.rgbaImg = self.depthImg = self.segImg = None
         self.instanced_controllers: dict[int, ControlClass] = {}
         self.registered_base_modes: dict[int, int] = {}
         self._user_controller: ControlClass | None = None
+
+    def setup_camera(self, **options: Any) -> None:
+        """Mount a :class:`Camera` on the base if ``use_camera`` is true.
+
+        Options (see docs/camera.md): ``use_camera``, ``use_gimbal``, ``camera_angle_degrees``,
+        ``camera_FOV_degrees``, ``camera_resolution`` (height, width),
+        ``camera_position_offset`` [m, body frame], ``camera_fps`` (default: ``control_hz``),
+        ``is_tracking_camera``. Unset ones come from the YAML's ``camera`` section. The latest
+        images are ``rgbaImg`` (h, w, 4) uint8, ``depthImg`` (h, w, 1) [m], ``segImg`` (h, w, 1).
+        """
+        unknown = sorted(set(options) - set(CAMERA_OPTIONS))
+        if unknown:
+            raise ValueError(f"drone_options {unknown} not accepted by {type(self).__name__}; "
+                             f"camera options are {list(CAMERA_OPTIONS)}")
+        if not options.get("use_camera", False):
+            return
+        if "camera" not in self.params:
+            raise ValueError(f"{self.param_path} has no camera section, needed for use_camera")
+        settings = {"use_gimbal": False, "is_tracking_camera": False,
+                    "camera_fps": self.control_hz, **self.params["camera"], **options}
+        settings.pop("use_camera")
+        self.camera = Camera(self.p, self.physics_period, self.np_random, self.Id, -1,
+                             **settings)
+
+    def _capture(self) -> None:
+        self.rgbaImg, self.depthImg, self.segImg = self.camera.capture_image()
 
     def link_id(self, name: str) -> int:
         """Return the pybullet link id of the URDF link called ``name``."""
@@ -185,8 +225,10 @@ class DroneClass(ABC):
         self.world_velocity[:] = lin
         self.quaternion = quat
 
-    def update_last(self, physics_step: int) -> None:  # noqa: B027 - optional hook
-        """Hook after the state update of each physics step (cameras, logging)."""
+    def update_last(self, physics_step: int) -> None:
+        """After the state update of each physics step: capture images when due."""
+        if self.camera is not None and self.camera.capture_due(physics_step):
+            self._capture()
 
     def air_velocity(self) -> np.ndarray:
         """Return the (3,) ground-frame air velocity of the base [m/s]: velocity minus wind."""
@@ -194,7 +236,7 @@ class DroneClass(ABC):
         if wind_field is None:
             return self.world_velocity
         now = self.p.physics_steps * self.physics_period
-        wind = np.asarray(wind_field(now, self.state[3:4]), dtype=float)
+        wind = np.asarray(wind_field(now, self._position_view), dtype=float)
         if wind.shape != (1, 3):
             raise ValueError(f"wind field must return shape (1, 3) for one position, got "
                              f"{wind.shape}")
@@ -210,6 +252,9 @@ class DroneClass(ABC):
             controller.reset()
         self.update_state()
         self.set_mode(self.mode)
+        if self.camera is not None:
+            self.camera.reset()
+            self._capture()
 
     # ----------------------------------------------------------------- vehicle specifics
     @abstractmethod

@@ -148,13 +148,14 @@ class Camera:
             tracking_distance = _automatic_tracking_distance(self.client_id, self.uav_id, n_links)
         self.tracking_distance = check_positive_float("tracking_distance", tracking_distance)
 
-        physics_hz = round(1.0 / self.physics_period)
-        if abs(physics_hz * self.physics_period - 1.0) > 1e-9:
-            raise ValueError(f"physics_period must be 1 / (an integer rate), got "
-                             f"{self.physics_period}")
         self.camera_fps = camera_fps
-        self.physics_steps_per_capture = (None if camera_fps is None
-                                          else capture_period_steps(physics_hz, camera_fps))
+        self.physics_steps_per_capture: int | None = None
+        if camera_fps is not None:
+            physics_hz = round(1.0 / self.physics_period)
+            if abs(physics_hz * self.physics_period - 1.0) > 1e-9:
+                raise ValueError(f"physics_period must be 1 / (an integer rate in Hz) to use "
+                                 f"camera_fps, got {self.physics_period}")
+            self.physics_steps_per_capture = capture_period_steps(physics_hz, camera_fps)
 
         height, width = self.camera_resolution
         self.proj_mat = pybullet.computeProjectionMatrixFOV(

@@ -34,6 +34,7 @@ class Fixedwing(DroneClass):
         control_hz: control rate [Hz]; default from the YAML.
         drone_model: ``"fixedwing"`` (default) or another model folder, e.g. ``"acrowing"``.
         model_dir: folder of model folders (default: the package's models).
+        **camera_options: ``use_camera`` and friends, see :meth:`DroneClass.setup_camera`.
         starting_velocity: (3,) body-frame spawn velocity [m/s]; default from the YAML.
     """
 
@@ -42,7 +43,7 @@ class Fixedwing(DroneClass):
     def __init__(self, p, start_pos, start_orn, physics_hz: int = 240,
                  np_random: np.random.Generator | None = None, control_hz: int | None = None,
                  drone_model: str = "fixedwing", model_dir: str | Path | None = None,
-                 starting_velocity=None):
+                 starting_velocity=None, **camera_options):
         np_random = np_random if np_random is not None else np.random.default_rng()
         super().__init__(p, start_pos, start_orn, control_hz, physics_hz, drone_model,
                          model_dir, np_random)
@@ -65,6 +66,7 @@ class Fixedwing(DroneClass):
                                  dp["drag_coefs"], dp["normal_areas"])
         self.mixer = as_float_array("mixer", params["mixer"], (SURFACE_COMMANDS, 3))
         self.attitude = FixedwingAttitude(params["attitude_controller"], self.control_period)
+        self.setup_camera(**camera_options)
         self.surface_command = np.zeros(SURFACE_COMMANDS)
         self.thrust_command = np.zeros(1)
         self.aux_state = np.zeros(SURFACE_COMMANDS + 1)

@@ -25,6 +25,7 @@ class QuadX(DroneClass):
         control_hz: control rate [Hz]; default from the YAML (120).
         drone_model: model folder name (default ``"cf2x"``).
         model_dir: folder of model folders (default: the package's models).
+        **camera_options: ``use_camera`` and friends, see :meth:`DroneClass.setup_camera`.
         noise: multiply the YAML's motor ``noise_ratio`` (0 disables motor noise).
     """
 
@@ -33,7 +34,7 @@ class QuadX(DroneClass):
     def __init__(self, p, start_pos, start_orn, physics_hz: int = 240,
                  np_random: np.random.Generator | None = None, control_hz: int | None = None,
                  drone_model: str = "cf2x", model_dir: str | Path | None = None,
-                 noise: float = 1.0):
+                 noise: float = 1.0, **camera_options):
         np_random = np_random if np_random is not None else np.random.default_rng()
         super().__init__(p, start_pos, start_orn, control_hz, physics_hz, drone_model,
                          model_dir, np_random)
@@ -59,6 +60,7 @@ class QuadX(DroneClass):
         self.cascade = QuadXCascade(self.params["controller"], self.params["mixer"],
                                     self.control_period, self.mass, self.max_total_thrust,
                                     gravity)
+        self.setup_camera(**camera_options)
         self.aux_state = np.zeros(n)
         self.pwm = np.zeros(n)
         self.update_state()

@@ -29,6 +29,7 @@ class Rocket(DroneClass):
         control_hz: control rate [Hz]; default from the YAML.
         drone_model: model folder name (default ``"rocket"``).
         model_dir: folder of model folders (default: the package's models).
+        **camera_options: ``use_camera`` and friends, see :meth:`DroneClass.setup_camera`.
     """
 
     modes = (0,)
@@ -36,7 +37,8 @@ class Rocket(DroneClass):
 
     def __init__(self, p, start_pos, start_orn, physics_hz: int = 240,
                  np_random: np.random.Generator | None = None, control_hz: int | None = None,
-                 drone_model: str = "rocket", model_dir: str | Path | None = None):
+                 drone_model: str = "rocket", model_dir: str | Path | None = None,
+                 **camera_options):
         np_random = np_random if np_random is not None else np.random.default_rng()
         super().__init__(p, start_pos, start_orn, control_hz, physics_hz, drone_model,
                          model_dir, np_random)
@@ -61,6 +63,7 @@ class Rocket(DroneClass):
         dp = params["drag_params"]
         self.drag = BoringBodies(p, self.physics_period, np_random, self.Id, [-1],
                                  dp["drag_coefs"], dp["normal_areas"])
+        self.setup_camera(**camera_options)
         self.finlet_command = np.zeros(FINLETS)
         self.ignition = np.zeros(1)
         self.throttle_command = np.zeros(1)

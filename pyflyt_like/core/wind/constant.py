@@ -27,7 +27,7 @@ class ConstantWind(WindFieldClass):
 
     def __init__(self, np_random: np.random.Generator,
                  velocity: Sequence[float] | np.ndarray = (1.0, 0.0, 0.0), **unknown):
-        reject_unknown_options(type(self), unknown)
+        reject_unknown_options(ConstantWind, unknown)
         super().__init__(np_random)
         self._row = as_vector3("velocity", velocity).reshape(1, 3)
         self.velocity = self._row[0]  # (3,) view [m/s]

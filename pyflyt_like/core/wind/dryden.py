@@ -111,7 +111,7 @@ def second_order_coefficients(theta: float) -> tuple[np.ndarray, np.ndarray]:
     p3 = float(gammainc(3, x))
     q11, q12, q22 = p3, 0.5 * x * x * math.exp(-x), p3 + 2.0 * x * math.exp(-x)
     l11 = math.sqrt(q11)
-    l21 = q12 / l11
+    l21 = q12 / l11 if l11 > 0.0 else 0.0  # l11 == 0 only if P3 underflows (theta < 1e-100)
     l22 = math.sqrt(max(q22 - l21 * l21, 0.0))
     return phi, np.array([[l11, 0.0], [l21, l22]])
 
@@ -176,7 +176,7 @@ class DrydenWind(WindFieldClass):
                  altitude: float = 10.0,
                  sample_period: float = 1.0 / 240.0,
                  **unknown):
-        reject_unknown_options(type(self), unknown)
+        reject_unknown_options(DrydenWind, unknown)
         if not isinstance(np_random, np.random.Generator):
             raise TypeError(f"np_random must be a numpy.random.Generator, got {np_random!r}")
         super().__init__(np_random)
@@ -195,7 +195,7 @@ class DrydenWind(WindFieldClass):
         mx, my, mz = self.mean_velocity.tolist()
         horizontal = math.hypot(mx, my)
         cx, cy = (mx / horizontal, my / horizontal) if horizontal > 0.0 else (1.0, 0.0)
-        self.axes = np.array([[cx, cy, 0.0], [-cy, cx, 0.0], [0.0, 0.0, 1.0]])
+        self.axes = np.array([[cx, cy, 0.0], [0.0 - cy, cx, 0.0], [0.0, 0.0, 1.0]])
 
         # Per-sample constants, as Python floats (cheaper than numpy scalars in __call__).
         theta_u, theta_v, theta_w = (self.sample_period / self.time_constants).tolist()

@@ -44,7 +44,7 @@ class DiscreteGustWind(WindFieldClass):
                  duration: float,
                  base_velocity: Sequence[float] | np.ndarray = (0.0, 0.0, 0.0),
                  **unknown):
-        reject_unknown_options(type(self), unknown)
+        reject_unknown_options(DiscreteGustWind, unknown)
         super().__init__(np_random)
         self.amplitude = as_vector3("amplitude", amplitude)
         self.start_time = check_finite("start_time", start_time)

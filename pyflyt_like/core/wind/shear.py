@@ -56,7 +56,7 @@ class ShearWind(WindFieldClass):
                  exponent: float | None = None,
                  roughness_length: float | None = None,
                  **unknown):
-        reject_unknown_options(type(self), unknown)
+        reject_unknown_options(ShearWind, unknown)
         super().__init__(np_random)
         self.reference_velocity = as_vector3("reference_velocity", reference_velocity)
         if self.reference_velocity[2] != 0.0:
