@@ -15,6 +15,7 @@ from pybullet_utils import bullet_client
 from .abstractions.base_drone import DroneClass
 from .abstractions.base_wind_field import FunctionWindField, WindFieldClass
 from .drones.fixedwing import Fixedwing
+from .drones.multirotor import Multirotor
 from .drones.quadplane import QuadPlane
 from .drones.quadx import QuadX
 from .drones.rocket import Rocket
@@ -28,6 +29,7 @@ DRONE_TYPES: dict[str, type[DroneClass]] = {
     "fixedwing": Fixedwing,
     "rocket": Rocket,
     "quadplane": QuadPlane,
+    "multirotor": Multirotor,
 }
 
 
@@ -47,6 +49,7 @@ class Aviary(bullet_client.BulletClient):
         world_scale: scale of the ground plane.
         seed: seed of the random generator (``0`` is a seed; ``None`` draws one).
         np_random: a generator to use instead of seeding a new one.
+        gravity: magnitude of gravity [m/s^2], pointing down (-z); default 9.81.
 
     ``step()`` advances one control period of the slowest drone.
     """
@@ -65,6 +68,7 @@ class Aviary(bullet_client.BulletClient):
         world_scale: float = 1.0,
         seed: int | None = None,
         np_random: np.random.Generator | None = None,
+        gravity: float = GRAVITY,
     ):
         self.start_pos = as_float_array("start_pos", start_pos, (None, 3))
         self.num_drones = self.start_pos.shape[0]
@@ -92,7 +96,7 @@ class Aviary(bullet_client.BulletClient):
             raise ValueError(f"seed must be None or an integer >= 0, got {seed!r}")
         self.np_random = np_random if np_random is not None else np.random.default_rng(seed)
         self.render = bool(render)
-        self.gravity = GRAVITY
+        self.gravity = check_positive_float("gravity", gravity)
 
         super().__init__(pybullet.GUI if self.render else pybullet.DIRECT)
         client = self._client
@@ -267,6 +271,19 @@ class Aviary(bullet_client.BulletClient):
         array = as_float_array("setpoints", setpoints, (self.num_drones, None))
         for drone, row in zip(self.drones, array):
             drone.set_setpoint(row)
+
+    def set_all_propellers_rpm(self, rpms) -> None:
+        """Set every drone's rotor speeds at once from an (n, n_props) array (model units).
+
+        Each drone must offer ``set_propellers_rpm`` (e.g. ``Multirotor``); the same rules
+        apply: non-negative, within limits, once per control tick.
+        """
+        array = as_float_array("rpms", rpms, (self.num_drones, None))
+        for index, (drone, row) in enumerate(zip(self.drones, array)):
+            if not hasattr(drone, "set_propellers_rpm"):
+                raise TypeError(f"drone {index} ({type(drone).__name__}) has no rotor-speed "
+                                "actuation; set_all_propellers_rpm needs multirotors")
+            drone.set_propellers_rpm(row)
 
     # ------------------------------------------------------------------ observations
     def state(self, index: int) -> np.ndarray:

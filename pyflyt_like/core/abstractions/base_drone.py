@@ -58,7 +58,7 @@ class DroneClass(ABC):
         self.start_orn = as_float_array("start_orn", start_orn, (3,))
         self.start_quat = pybullet.getQuaternionFromEuler(self.start_orn.tolist())
         self.drone_model = drone_model
-        self.urdf_path, self.param_path = model_files(drone_model, model_dir)
+        self.urdf_path, self.param_path = self.resolve_model(drone_model, model_dir)
         self.params: dict[str, Any] = load_yaml(self.param_path)
         if control_hz is None:
             control_hz = self.params.get("control_hz")
@@ -95,6 +95,10 @@ class DroneClass(ABC):
         self.instanced_controllers: dict[int, ControlClass] = {}
         self.registered_base_modes: dict[int, int] = {}
         self._user_controller: ControlClass | None = None
+
+    def resolve_model(self, drone_model: str, model_dir: str | Path | None) -> tuple[Path, Path]:
+        """Return the (URDF, YAML) paths of ``drone_model``; vehicles may override."""
+        return model_files(drone_model, model_dir)
 
     def setup_camera(self, **options: Any) -> None:
         """Mount a :class:`Camera` on the base if ``use_camera`` is true.

@@ -32,7 +32,7 @@ class Motors:
         np_random: the aviary's random generator.
         uav_id: pybullet body id of the drone.
         motor_ids: (n,) link ids of the motors.
-        tau: (n,) lag time constants [s], > 0.
+        tau: (n,) lag time constants [s], >= 0 (0: the throttle follows at once).
         max_rpm: (n,) rotor speed at full throttle [RPM], > 0.
         thrust_coef: (n,) [N / RPM^2], >= 0.
         torque_coef: (n,) [N m / RPM^2], signed.
@@ -57,8 +57,8 @@ class Motors:
         self.noise_ratio = as_float_array("noise_ratio", noise_ratio, (n,))
         unit = as_float_array("thrust_unit", thrust_unit, (n, 3))
         norms = np.linalg.norm(unit, axis=1)
-        if np.any(self.tau <= 0):
-            raise ValueError(f"tau must be > 0 s, got {self.tau.tolist()}")
+        if np.any(self.tau < 0):
+            raise ValueError(f"tau must be >= 0 s (0: no lag), got {self.tau.tolist()}")
         if np.any(self.max_rpm <= 0):
             raise ValueError(f"max_rpm must be > 0, got {self.max_rpm.tolist()}")
         if np.any(self.thrust_coef < 0):
@@ -68,7 +68,8 @@ class Motors:
         if np.any(norms < 1e-9):
             raise ValueError("thrust_unit rows must be non-zero vectors")
         self.thrust_unit = unit / norms[:, None]
-        self._lag_gain = 1.0 - np.exp(-physics_period / self.tau)
+        with np.errstate(divide="ignore"):
+            self._lag_gain = 1.0 - np.exp(-physics_period / self.tau)  # tau = 0: gain 1
         self._noisy = bool(np.any(self.noise_ratio > 0))
         self._noise_block = np.zeros((0, n))
         self._noise_row = 0

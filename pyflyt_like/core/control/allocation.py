@@ -1,0 +1,84 @@
+"""Control allocation: from collective thrust and body torques to rotor speeds squared.
+
+For rotors with thrust coefficients ``kf``, torque coefficients ``km``, positions ``(x, y)``
+in the body frame and spins ``s`` (+1 counter-clockwise), the wrench of squared rotor speeds
+``u`` is ``B u`` with rows (thrust, roll, pitch, yaw torque):
+``kf``, ``kf y``, ``-kf x``, ``km s``.
+
+``allocate`` solves ``B u = w`` by the pseudo-inverse when the result respects the rotor
+limits (a quadrotor's B is square: exactly ``B^-1``). When it does not, attitude is kept
+before altitude, the way PX4's mixer prioritises it: the squared speeds are written as
+``u = s u_tau + c u_1``, the torque part ``u_tau = B^+ [0, tau]`` scaled by ``s`` in [0, 1]
+and the collective part ``u_1 = B^+ [1, 0, 0, 0]`` by ``c`` newtons. The largest ``s`` for
+which some ``c`` keeps every rotor within its limits is found by bisection (the feasible
+``s`` form an interval from 0, as the limits are linear in ``s`` and ``c``), then ``c`` is
+the feasible value closest to the commanded thrust. The torque keeps its direction, and no
+rotor speed ever leaves its limits.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+BISECTION_STEPS = 40  # halvings of the torque scale: resolution 1e-12
+
+
+def actuation_matrix(positions: np.ndarray, spins: np.ndarray, kf: np.ndarray,
+                     km: np.ndarray) -> np.ndarray:
+    """(4, n) map from squared rotor speeds to [thrust N, roll, pitch, yaw torque N m].
+
+    Args:
+        positions: (n, 3) rotor positions relative to the centre of mass, body frame [m].
+        spins: (n,) +1 counter-clockwise, -1 clockwise (yaw torque = km speed^2 spin).
+        kf: (n,) thrust per squared speed; km: (n,) yaw torque per squared speed (>= 0).
+    """
+    return np.vstack((kf, kf * positions[:, 1], -kf * positions[:, 0], km * spins))
+
+
+class Allocator:
+    """Rotor-speed allocation for one vehicle with fixed limits.
+
+    Args:
+        matrix: (4, n) actuation matrix from :func:`actuation_matrix`.
+        min_speed, max_speed: (n,) rotor speed limits, in the model's unit.
+    """
+
+    def __init__(self, matrix: np.ndarray, min_speed: np.ndarray, max_speed: np.ndarray):
+        self.matrix = np.asarray(matrix, dtype=float)
+        if np.linalg.matrix_rank(self.matrix) < 4:
+            raise ValueError("the actuation matrix must have rank 4 (full thrust and torque "
+                             "authority); check rotor positions and spins")
+        self.pseudo_inverse = np.linalg.pinv(self.matrix)
+        self.low = np.asarray(min_speed, dtype=float) ** 2
+        self.high = np.asarray(max_speed, dtype=float) ** 2
+        self._collective = self.pseudo_inverse[:, 0]  # squared speeds per newton of thrust
+        if np.any(self._collective <= 0):
+            raise ValueError("every rotor must contribute thrust (B^+ [1, 0, 0, 0] > 0)")
+        self.saturated = False
+
+    def _collective_range(self, torque_part: np.ndarray) -> tuple[float, float]:
+        """Thrust interval [N] keeping ``torque_part + c u_1`` within the limits."""
+        lower = np.max((self.low - torque_part) / self._collective)
+        upper = np.min((self.high - torque_part) / self._collective)
+        return lower, upper
+
+    def allocate(self, wrench: np.ndarray) -> np.ndarray:
+        """Return (n,) rotor speeds for ``wrench`` = [thrust N, tau_x, tau_y, tau_z N m]."""
+        squared = self.pseudo_inverse @ wrench
+        self.saturated = bool(np.any(squared < self.low) or np.any(squared > self.high))
+        if self.saturated:
+            torque_part = self.pseudo_inverse[:, 1:] @ wrench[1:]
+            lower, upper = self._collective_range(torque_part)
+            scale = 1.0
+            if lower > upper:
+                low_s, high_s = 0.0, 1.0
+                for _ in range(BISECTION_STEPS):
+                    middle = 0.5 * (low_s + high_s)
+                    lower, upper = self._collective_range(middle * torque_part)
+                    low_s, high_s = (middle, high_s) if lower <= upper else (low_s, middle)
+                scale = low_s
+                lower, upper = self._collective_range(scale * torque_part)
+            thrust = min(max(wrench[0], lower), upper)
+            squared = scale * torque_part + thrust * self._collective
+            np.clip(squared, self.low, self.high, out=squared)
+        return np.sqrt(squared)

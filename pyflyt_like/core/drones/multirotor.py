@@ -1,0 +1,230 @@
+"""Multirotor: any N-rotor vehicle defined by a YAML parameter set, driven by rotor speeds."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pybullet
+
+from ..abstractions.base_drone import DroneClass
+from ..abstractions.motors import Motors
+from ..abstractions.pid import PID
+from ..control.allocation import Allocator, actuation_matrix
+from ..utils.loading import MODELS_DIR, load_yaml
+from ..utils.multirotor_urdf import write_multirotor_urdf
+from ..utils.rotations import vee
+from ..utils.validation import as_float_array
+
+MULTIROTORS_DIR = MODELS_DIR / "multirotors"
+ROTOR_SPEEDS, BODY_RATES, ATTITUDE, FORCE_TORQUE, POSITION = -1, 0, 1, 2, 7
+UNITS = ("rpm", "rad/s")
+
+
+class Multirotor(DroneClass):
+    """An N-rotor vehicle (quad, hexa, octo, ...) flown by rotor speeds or through its modes.
+
+    Modes (setpoint sizes in brackets):
+        -1 rotor speeds [n] in the model's unit (``rotor_speed_unit``: "rpm" or "rad/s");
+        0 body rates p, q, r [rad/s] + collective thrust [N] [4];
+        1 attitude roll, pitch, yaw [rad] + collective thrust [N] [4];
+        2 collective thrust [N] + body torques [N m] [4];
+        7 x, y, yaw, z as QuadX mode 7, flown by the geometric controller [4].
+    Modes 0-2 and 7 allocate through :class:`~pyflyt_like.core.control.allocation.Allocator`
+    (attitude before thrust when rotors saturate). ``set_propellers_rpm`` sets mode -1.
+
+    Args:
+        p, start_pos, start_orn, physics_hz, np_random: as :class:`DroneClass`.
+        control_hz: control rate [Hz]; default from the YAML.
+        drone_model: parameter set, e.g. "cf2x", "cf2p", "racer", "crazyflie21",
+            "crazyflie21plus", "hexarotor"; or the name of a user's YAML in ``model_dir``.
+        model_dir: folder of model folders (default: the package's ``models/multirotors``).
+            A model folder needs only ``<name>.yaml``; its URDF is generated when missing.
+        **camera_options: see :meth:`DroneClass.setup_camera`.
+    """
+
+    modes = (ROTOR_SPEEDS, BODY_RATES, ATTITUDE, FORCE_TORQUE, POSITION)
+
+    def __init__(self, p, start_pos, start_orn, physics_hz: int = 240,
+                 np_random: np.random.Generator | None = None, control_hz: int | None = None,
+                 drone_model: str = "cf2x", model_dir: str | Path | None = None,
+                 **camera_options):
+        np_random = np_random if np_random is not None else np.random.default_rng()
+        super().__init__(p, start_pos, start_orn, control_hz, physics_hz, drone_model,
+                         model_dir, np_random)
+        params = self.params
+        unit = params.get("rotor_speed_unit")
+        if unit not in UNITS:
+            raise ValueError(f"{self.param_path}: rotor_speed_unit must be one of {UNITS}, "
+                             f"got {unit!r}")
+        self.rotor_speed_unit = unit
+        rotors = params["rotors"]
+        positions = as_float_array("rotors.positions", rotors["positions"], (None, 3))
+        n = positions.shape[0]
+        self.n_propellers = n
+        self.spins = as_float_array("rotors.spins", rotors["spins"], (n,))
+        if not np.all(np.abs(self.spins) == 1):
+            raise ValueError(f"rotors.spins must be +1 or -1, got {self.spins.tolist()}")
+        self.kf = np.full(n, float(rotors["kf"]))
+        self.km = np.full(n, float(rotors["km"]))
+        self._check_against_urdf(positions)
+        gravity = abs(getattr(p, "gravity", 9.81))
+        self.gravity = gravity
+        self.min_speed = np.full(n, float(rotors.get("min_speed", 0.0)))
+        if "max_speed" in rotors:
+            self.max_speed = np.full(n, float(rotors["max_speed"]))
+        else:
+            t2w = float(rotors["thrust_to_weight"])
+            self.max_speed = np.full(n, np.sqrt(t2w * self.mass * gravity / (n * self.kf[0])))
+        if np.any(self.min_speed < 0) or np.any(self.max_speed <= self.min_speed):
+            raise ValueError(f"{self.param_path}: need 0 <= min_speed < max_speed")
+        self.positions = positions
+        self.inertia = np.diag(as_float_array("inertia", params["inertia"], (3,)))
+        self.motors = Motors(p, self.physics_period, np_random, self.Id,
+                             [self.link_id(f"prop{i}") for i in range(n)],
+                             tau=np.full(n, float(rotors.get("tau", 0.0))),
+                             max_rpm=self.max_speed, thrust_coef=self.kf,
+                             torque_coef=self.km * self.spins,
+                             thrust_unit=np.tile([0.0, 0.0, 1.0], (n, 1)),
+                             noise_ratio=np.zeros(n))
+        self.allocator = Allocator(actuation_matrix(positions, self.spins, self.kf, self.km),
+                                   self.min_speed, self.max_speed)
+        gains = params["controller"]
+        rate = gains["rate"]
+        self.rate_pid = PID(rate["kp"], rate["ki"], rate["kd"], rate["limits"],
+                            self.control_period)
+        self.angle_kp = as_float_array("controller.angle_kp", gains["angle_kp"], (3,))
+        self.rate_limits = as_float_array("controller.rate_limits", gains["rate_limits"], (3,))
+        self.setup_camera(**camera_options)
+        self.rotor_command = np.zeros(n)  # commanded speeds, model unit
+        self._rpm_set_this_tick = False
+        self.aux_state = np.zeros(n)
+        self.update_state()
+        self.set_mode(ROTOR_SPEEDS)
+
+    # ------------------------------------------------------------------ model loading
+    def resolve_model(self, drone_model: str, model_dir: str | Path | None) -> tuple[Path, Path]:
+        folder = Path(model_dir if model_dir is not None else MULTIROTORS_DIR) / drone_model
+        params_path = folder / f"{drone_model}.yaml"
+        if not params_path.is_file():
+            root = folder.parent
+            known = sorted(d.name for d in root.iterdir() if d.is_dir()) if root.is_dir() else []
+            raise FileNotFoundError(f"multirotor parameter set {params_path} not found for "
+                                    f"drone_model={drone_model!r} (sets in {root}: {known})")
+        urdf_path = folder / f"{drone_model}.urdf"
+        if not urdf_path.is_file():
+            cache = Path(tempfile.gettempdir()) / "pyflyt_like_urdf"
+            cache.mkdir(exist_ok=True)
+            urdf_path = write_multirotor_urdf(drone_model, load_yaml(params_path),
+                                              cache / f"{drone_model}.urdf")
+        return urdf_path, params_path
+
+    def _check_against_urdf(self, positions: np.ndarray) -> None:
+        """The URDF derives from the YAML: refuse a stale one rather than fly wrong numbers."""
+        expected_mass = float(self.params["mass"])
+        if abs(self.mass - expected_mass) > 1e-9 * max(1.0, expected_mass):
+            raise ValueError(f"{self.urdf_path} has mass {self.mass} kg but {self.param_path} "
+                             f"says {expected_mass}; regenerate the URDF "
+                             "(scripts/make_multirotor_urdfs.py) or delete it")
+        n_links = pybullet.getNumJoints(self.Id, physicsClientId=self.client_id)
+        if n_links != positions.shape[0]:
+            raise ValueError(f"{self.urdf_path} has {n_links} rotor links, the YAML "
+                             f"{positions.shape[0]} rotors")
+
+    # ------------------------------------------------------------------ actuation
+    @property
+    def hover_rpm(self) -> float:
+        """Rotor speed (model unit) at which all rotors together balance gravity."""
+        return float(np.sqrt(self.mass * self.gravity / self.kf.sum()))
+
+    def set_propellers_rpm(self, rpms) -> None:
+        """Command every rotor's speed (model unit: RPM or rad/s) and switch to mode -1.
+
+        Raises:
+            ValueError: wrong shape, non-finite, negative or outside [min_speed, max_speed].
+            RuntimeError: when called twice within one control tick.
+        """
+        if self._rpm_set_this_tick:
+            raise RuntimeError("set_propellers_rpm may be called once per control tick; "
+                               "call aviary.step() before setting rotor speeds again")
+        speeds = as_float_array("rpms", rpms, (self.n_propellers,))
+        if np.any(speeds < 0):
+            raise ValueError(f"rpms must be non-negative, got {speeds.tolist()}")
+        if np.any(speeds < self.min_speed - 1e-9) or np.any(speeds > self.max_speed + 1e-9):
+            raise ValueError(f"rpms must lie within [{self.min_speed[0]:.6g}, "
+                             f"{self.max_speed[0]:.6g}] {self.rotor_speed_unit}, got "
+                             f"{speeds.tolist()}")
+        if self.mode != ROTOR_SPEEDS:
+            self.set_mode(ROTOR_SPEEDS)
+        self.setpoint = speeds
+        self._rpm_set_this_tick = True
+
+    def setpoint_size_of(self, mode: int) -> int:
+        return self.n_propellers if mode == ROTOR_SPEEDS else 4
+
+    # ------------------------------------------------------------------ control
+    def reset_components(self) -> None:
+        self.motors.reset()
+        self.rotor_command[:] = 0.0
+        self._rpm_set_this_tick = False
+
+    def reset_controllers(self) -> None:
+        self.rate_pid.reset()
+
+    def preset_setpoint(self, mode: int) -> np.ndarray:
+        weight = self.mass * self.gravity
+        if mode == ROTOR_SPEEDS:
+            return np.zeros(self.n_propellers)
+        if mode == POSITION:
+            x, y, z = self.state[3]
+            return np.array((x, y, self.state[1, 2], z))
+        if mode == ATTITUDE:
+            return np.array((0.0, 0.0, self.state[1, 2], weight))
+        if mode == FORCE_TORQUE:
+            return np.array((weight, 0.0, 0.0, 0.0))
+        return np.array((0.0, 0.0, 0.0, weight))
+
+    def update_control(self, physics_step: int) -> None:
+        if physics_step % self.physics_steps_per_control == 0:
+            self._rpm_set_this_tick = False
+        super().update_control(physics_step)
+
+    def control(self, mode: int, setpoint: np.ndarray) -> None:
+        if mode == ROTOR_SPEEDS:
+            self.rotor_command[:] = np.clip(setpoint, self.min_speed, self.max_speed)
+            return
+        if mode == FORCE_TORQUE:
+            wrench = setpoint
+        elif mode == POSITION:
+            wrench = self.position_wrench(setpoint)
+        else:
+            rates = setpoint[:3] if mode == BODY_RATES else self._attitude_rates(setpoint[:3])
+            wrench = np.concatenate(((setpoint[3],), self.rate_torque(rates)))
+        self.rotor_command[:] = self.allocator.allocate(wrench)
+
+    def rate_torque(self, rate_setpoint: np.ndarray) -> np.ndarray:
+        """Body torque [N m] tracking body rates [rad/s]: J * PID(rates) + w x J w."""
+        omega = self.state[0]
+        acceleration = np.array(self.rate_pid.step_values(omega, rate_setpoint))
+        return self.inertia @ acceleration + np.cross(omega, self.inertia @ omega)
+
+    def _attitude_rates(self, angles: np.ndarray) -> np.ndarray:
+        """Body-rate setpoint from the rotation error to Euler ``angles`` (roll, pitch, yaw)."""
+        desired = np.array(pybullet.getMatrixFromQuaternion(
+            pybullet.getQuaternionFromEuler(angles.tolist()))).reshape(3, 3)
+        rotation = self.rotation_matrix
+        error = 0.5 * vee(desired.T @ rotation - rotation.T @ desired)
+        return np.clip(-self.angle_kp * error, -self.rate_limits, self.rate_limits)
+
+    def position_wrench(self, setpoint: np.ndarray) -> np.ndarray:
+        """Mode 7: [thrust, torques] from the geometric controller (see docs/multirotor.md)."""
+        raise NotImplementedError("mode 7 needs the geometric controller")
+
+    # ------------------------------------------------------------------ physics
+    def update_physics(self) -> None:
+        self.motors.physics_update(self.rotor_command / self.max_speed)
+
+    def update_state(self) -> None:
+        super().update_state()
+        self.aux_state[:] = self.motors.throttle * self.max_speed

@@ -1,0 +1,226 @@
+"""Multirotor: RPM actuation, hover RPM, thrust/torque laws, RPM patterns, modes, allocation."""
+
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pyflyt_like.core import Aviary
+from pyflyt_like.core.control.allocation import Allocator, actuation_matrix
+from pyflyt_like.core.drones.multirotor import MULTIROTORS_DIR
+
+MODELS = ["cf2x", "cf2p", "racer", "crazyflie21", "crazyflie21plus", "hexarotor"]
+
+
+def make(model="cf2x", z=1.0, gravity=9.81, n=1, **options):
+    start = np.array([[2.0 * i, 0.0, z] for i in range(n)])
+    return Aviary(start, np.zeros((n, 3)), drone_type="multirotor",
+                  drone_options=dict(drone_model=model, **options), seed=0, gravity=gravity)
+
+
+def urdf_properties(model):
+    text = Path(MULTIROTORS_DIR, model, f"{model}.urdf").read_text()
+    props = dict(re.findall(r'(\w+)="([^"]+)"', re.search(r"<properties ([^/]*)/>", text)[1]))
+    mass = float(re.search(r'<mass value="([^"]+)"', text)[1])
+    return {k: float(v) for k, v in props.items()}, mass
+
+
+@pytest.mark.parametrize("gravity, expected", [(9.8, 14468.43), (9.81, 14475.8)])
+def test_cf2x_hover_rpm_is_computed_from_the_urdf(gravity, expected):
+    props, mass = urdf_properties("cf2x")
+    with make(gravity=gravity) as aviary:
+        drone = aviary.drones[0]
+        assert drone.hover_rpm == pytest.approx(math.sqrt(mass * gravity / (4 * props["kf"])),
+                                                rel=1e-12)
+        assert drone.hover_rpm == pytest.approx(expected, abs=0.2)
+        assert drone.n_propellers == 4
+
+
+def test_cf2x_at_hover_rpm_holds_altitude_for_10_s():
+    with make() as aviary:
+        drone = aviary.drones[0]
+        for _ in range(10 * drone.control_hz):
+            drone.set_propellers_rpm(np.full(4, drone.hover_rpm))
+            aviary.step()
+        # No noise, no lag, exact hover speed: the only error is the integrator's rounding.
+        # 1 mm over 10 s is far below what a 0.1 % thrust error would give (0.5 m).
+        assert np.abs(drone.state[3] - [0.0, 0.0, 1.0]).max() < 1e-3
+        assert np.abs(drone.state[1]).max() < 1e-6
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_vertical_acceleration_matches_kf_rpm_squared(model):
+    with make(model, z=5.0) as aviary:
+        drone = aviary.drones[0]
+        speed = min(1.3 * drone.hover_rpm, 0.99 * drone.max_speed[0])
+        drone.set_propellers_rpm(np.full(drone.n_propellers, speed))
+        aviary.step()  # lets any rotor lag settle a bit; measure over the next half second
+        for _ in range(int(drone.control_hz * 0.1)):
+            drone.set_propellers_rpm(np.full(drone.n_propellers, speed))
+            aviary.step()
+        v0, t0 = drone.world_velocity[2], aviary.elapsed_time
+        for _ in range(int(drone.control_hz * 0.5)):
+            drone.set_propellers_rpm(np.full(drone.n_propellers, speed))
+            aviary.step()
+        measured = (drone.world_velocity[2] - v0) / (aviary.elapsed_time - t0)
+        expected = drone.kf.sum() * speed**2 / drone.mass - 9.81
+        assert measured == pytest.approx(expected, rel=1e-3)
+
+
+def test_yaw_acceleration_matches_km_rpm_squared_times_spin():
+    with make(z=5.0) as aviary:
+        drone = aviary.drones[0]
+        hover = drone.hover_rpm
+        pattern = np.array([-1.0, 1.0, -1.0, 1.0])  # spins: speeds up the CCW pair
+        speeds = hover * (1 + 0.2 * pattern)
+        drone.set_propellers_rpm(speeds)
+        aviary.step()
+        expected = float(np.sum(drone.km * drone.spins * speeds**2)) / drone.inertia[2, 2]
+        assert expected > 0
+        r0, t0 = drone.state[0, 2], aviary.elapsed_time
+        for _ in range(12):
+            drone.set_propellers_rpm(speeds)
+            aviary.step()
+        measured = (drone.state[0, 2] - r0) / (aviary.elapsed_time - t0)
+        assert measured == pytest.approx(expected, rel=1e-3)
+
+
+@pytest.mark.parametrize("pattern, axis, sign", [
+    ((1, 1, -1, -1), 1, +1),   # seeds/000 forward: rear pair up, nose down = +pitch (FLU)
+    ((1, -1, -1, 1), 0, +1),   # left pair up: roll right-wing-down = +roll
+    ((-1, 1, -1, 1), 2, +1),   # seeds/000 yaw pattern, matching the spins: +yaw
+])
+def test_differential_rpm_patterns_turn_the_right_way(pattern, axis, sign):
+    with make(z=5.0) as aviary:
+        drone = aviary.drones[0]
+        speeds = drone.hover_rpm * (1 + 0.05 * np.array(pattern, dtype=float))
+        for _ in range(24):
+            drone.set_propellers_rpm(speeds)
+            aviary.step()
+        rates = drone.state[0]
+        assert sign * rates[axis] > 0.5
+        others = [i for i in range(3) if i != axis]
+        assert np.abs(rates[others]).max() < 1e-6 * abs(rates[axis]) + 1e-9
+        if axis == 1:  # pitching forward accelerates the drone forward
+            for _ in range(60):
+                drone.set_propellers_rpm(np.full(4, drone.hover_rpm))
+                aviary.step()
+            assert drone.world_velocity[0] > 0.05
+
+
+def test_crazyflie21_actuation_matrix_is_the_seeds_b():
+    with make("crazyflie21") as aviary:
+        drone = aviary.drones[0]
+        kf, kt, a = 2.023532265845548e-08, 1.214119359507329e-10, 0.046 / math.sqrt(2)
+        b = np.array([[kf, kf, kf, kf], [-kf * a, -kf * a, kf * a, kf * a],
+                      [-kf * a, kf * a, kf * a, -kf * a], [-kt, kt, -kt, kt]])
+        assert np.allclose(drone.allocator.matrix, b, rtol=1e-12, atol=0)
+        assert drone.rotor_speed_unit == "rad/s"
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_modes_track_attitude_and_rates(model):
+    with make(model, z=3.0) as aviary:
+        drone = aviary.drones[0]
+        weight = drone.mass * 9.81
+        aviary.set_mode(1)
+        aviary.set_setpoint(0, [0.1, -0.1, 0.5, weight / math.cos(0.1) ** 2])
+        for _ in range(2 * drone.control_hz):
+            aviary.step()
+        assert drone.state[1] == pytest.approx([0.1, -0.1, 0.5], abs=0.01)
+        aviary.set_mode(0)
+        aviary.set_setpoint(0, [0.0, 0.0, 1.0, weight])
+        for _ in range(drone.control_hz // 2):
+            aviary.step()
+        assert drone.state[0] == pytest.approx([0.0, 0.0, 1.0], abs=0.03)
+
+
+def test_force_torque_mode_hovers_and_commands_are_held_between_ticks():
+    with make(z=2.0) as aviary:
+        drone = aviary.drones[0]
+        aviary.set_mode(2)
+        aviary.set_setpoint(0, [drone.mass * 9.81, 0.0, 0.0, 0.0])
+        for _ in range(240):
+            aviary.step()
+        assert abs(drone.state[3, 2] - 2.0) < 1e-3
+        assert drone.rotor_command == pytest.approx(np.full(4, drone.hover_rpm), rel=1e-9)
+
+
+def test_allocation_saturates_keeping_attitude_first():
+    positions = np.array([[-0.028, 0.028, 0], [-0.028, -0.028, 0], [0.028, -0.028, 0],
+                          [0.028, 0.028, 0]])
+    spins = np.array([-1.0, 1.0, -1.0, 1.0])
+    kf, km = np.full(4, 3.16e-10), np.full(4, 7.94e-12)
+    matrix = actuation_matrix(positions, spins, kf, km)
+    allocator = Allocator(matrix, np.full(4, 1000.0), np.full(4, 21700.0))
+    weight = 0.027 * 9.81
+    # A roll torque the rotors can give only if the collective thrust gives way.
+    wrench = np.array([weight * 1.9, 4e-3, 0.0, 0.0])
+    speeds = allocator.allocate(wrench)
+    assert allocator.saturated
+    assert np.all(speeds >= 1000.0 - 1e-9) and np.all(speeds <= 21700.0 + 1e-9)
+    achieved = matrix @ speeds**2
+    assert achieved[1] == pytest.approx(4e-3, rel=1e-3)  # attitude kept ...
+    assert achieved[0] < wrench[0]  # ... thrust gave way
+    # Beyond any authority: the torque direction is kept, every rotor within limits.
+    huge = allocator.allocate(np.array([weight, 1.0, 0.5, 0.0]))
+    got = (matrix @ huge**2)[1:3]
+    assert np.all(huge >= 1000.0 - 1e-9) and np.all(huge <= 21700.0 + 1e-9)
+    assert got[0] > 0 and got[1] > 0
+    assert got[1] / got[0] == pytest.approx(0.5, rel=0.05)
+    # Feasible requests are solved exactly by B^-1.
+    exact = allocator.allocate(np.array([weight, 1e-5, -1e-5, 1e-7]))
+    assert not allocator.saturated
+    assert matrix @ exact**2 == pytest.approx([weight, 1e-5, -1e-5, 1e-7], rel=1e-9)
+
+
+def test_batched_setter_for_all_drones():
+    with make(n=3) as aviary:
+        hover = aviary.drones[0].hover_rpm
+        rpms = np.full((3, 4), hover)
+        rpms[1] *= 1.1
+        for _ in range(120):
+            aviary.set_all_propellers_rpm(rpms)
+            aviary.step()
+        z = aviary.all_states[:, 3, 2]
+        assert z[0] == pytest.approx(1.0, abs=1e-3) and z[2] == pytest.approx(1.0, abs=1e-3)
+        # 21 % extra thrust for 0.5 s: z = 1 + 0.21 g t^2 / 2.
+        assert z[1] == pytest.approx(1.0 + 0.5 * 0.21 * 9.81 * 0.5**2, rel=1e-2)
+
+
+@pytest.mark.parametrize("rpms, error, match", [
+    (np.ones(3), ValueError, "rpms"),
+    (np.full(4, -1.0), ValueError, "non-negative"),
+    (np.full(4, 1e6), ValueError, "within"),
+    (np.array([np.nan, 1.0, 1.0, 1.0]), ValueError, "finite"),
+])
+def test_bad_rotor_speeds_raise(rpms, error, match):
+    with make() as aviary, pytest.raises(error, match=match):
+        aviary.drones[0].set_propellers_rpm(rpms)
+
+
+def test_second_rpm_call_in_one_tick_raises():
+    with make() as aviary:
+        drone = aviary.drones[0]
+        drone.set_propellers_rpm(np.full(4, drone.hover_rpm))
+        with pytest.raises(RuntimeError, match="once per control tick"):
+            drone.set_propellers_rpm(np.full(4, drone.hover_rpm))
+        aviary.step()
+        drone.set_propellers_rpm(np.full(4, drone.hover_rpm))  # a new tick: allowed again
+
+
+def test_unknown_parameter_set_and_user_yaml(tmp_path):
+    with pytest.raises(FileNotFoundError, match="nosuchcopter"):
+        make("nosuchcopter")
+    # A user's set needs only a YAML: the URDF is generated on load.
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    text = Path(MULTIROTORS_DIR, "hexarotor", "hexarotor.yaml").read_text()
+    (folder / "mine.yaml").write_text(text.replace("mass: 1.5", "mass: 1.2"))
+    with make("mine", model_dir=tmp_path) as aviary:
+        drone = aviary.drones[0]
+        assert drone.mass == pytest.approx(1.2)
+        assert drone.n_propellers == 6
+        assert drone.hover_rpm == pytest.approx(math.sqrt(1.2 * 9.81 / (6 * 1.0e-5)))
