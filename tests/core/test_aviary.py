@@ -101,9 +101,10 @@ def test_step_runs_physics_hz_over_control_hz_physics_steps(make_aviary):
 
 # ------------------------------------------------------------------------------ arming
 def test_disarmed_drone_gets_no_updates(make_aviary):
-    av = make_aviary([(0.0, 0.0, RESTING_Z), (1.0, 0.0, RESTING_Z)])
+    # No motor noise, so that full throttle (7.5 g of thrust) goes straight up.
+    av = make_aviary([(0.0, 0.0, RESTING_Z), (1.0, 0.0, RESTING_Z)], drone_options=dict(noise=0.0))
     av.set_mode(-1)
-    av.set_all_setpoints(np.ones((2, 4)))  # full throttle: 7.5 g of thrust
+    av.set_all_setpoints(np.ones((2, 4)))
     av.set_armed([True, False])
     resting_pose = base_pose(av, 1)
     resting_state = av.state(1)

@@ -34,6 +34,12 @@ def _climb_rate(states, period, window=0.5):
     return (states[-1, 3, 2] - states[-1 - k, 3, 2]) / (k * period)
 
 
+def _ground_velocity(states, period, window=1.0):
+    """Mean horizontal ground velocity [m/s] over the last ``window`` seconds."""
+    k = int(round(window / period))
+    return (states[-1, 3, :2] - states[-1 - k, 3, :2]) / (k * period)
+
+
 def _yaw_rate(states, period, window=0.5):
     k = int(round(window / period))
     return wrap(states[-1, 1, 2] - states[-1 - k, 1, 2]) / (k * period)
@@ -108,7 +114,9 @@ def test_mode0_positive_yaw_rate_increases_yaw(make_aviary):
     yaw = np.unwrap(states[:, 1, 2])
     assert np.all(np.diff(yaw[12:]) > 0)  # after 0.1 s of spin-up, yaw grows every step
     assert _yaw_rate(states, 1 / 120, window=1.0) == pytest.approx(1.0, abs=0.1)
-    assert np.abs(states[:, 1, :2]).max() < 0.1
+    # Rate mode does not hold attitude: the motor noise makes roll and pitch random-walk
+    # (< 0.13 rad in 2 s over 40 seeds). A sign or axis error would tip the drone over.
+    assert np.abs(states[:, 1, :2]).max() < 0.25
 
 
 # ------------------------------------------------------------------------------ mode 1
@@ -167,10 +175,12 @@ def test_mode4_body_velocity_holds_altitude(make_aviary):
     av.set_mode(4)
     av.set_setpoint(0, np.array([0.5, -0.3, 0.0, 1.5]))
     states = fly(av, 3.0)[:, 0]
-    late = states[-30:]
+    # Velocities are averaged over the last second: the noise makes them wobble by ~0.05 m/s
+    # at 120 Hz, and the velocity loop (PI, ki 0.05) still closes the last few cm/s.
+    late = states[-120:]
     np.testing.assert_allclose(late[:, 2, :2].mean(axis=0), [0.5, -0.3], atol=0.1)
     # Facing +y: forward is world +y and body -y (right) is world +x.
-    np.testing.assert_allclose(world_velocity(av, 0)[:2], [0.3, 0.5], atol=0.15)
+    np.testing.assert_allclose(_ground_velocity(states, 1 / 120), [0.3, 0.5], atol=0.1)
     assert abs(late[:, 3, 2].mean() - 1.5) < 0.05
     assert abs(wrap(late[:, 1, 2].mean() - math.pi / 2)) < 0.05
 
@@ -180,9 +190,14 @@ def test_mode5_body_velocity_yaw_rate_and_climb(make_aviary):
     av.set_mode(5)
     av.set_setpoint(0, np.array([0.5, 0.0, 0.4, 0.3]))
     states = fly(av, 3.0)[:, 0]
-    late = states[-30:]
-    # Body-frame velocity is kept while the drone turns.
-    np.testing.assert_allclose(late[:, 2, :2].mean(axis=0), [0.5, 0.0], atol=0.1)
+    late = states[-120:]
+    # Body-frame velocity is kept while the drone turns. Turning at r = 0.4 rad/s with
+    # u = 0.5 m/s needs a sideways acceleration r u = 0.2 m/s^2; the velocity loop makes it
+    # from its error (tilt = 0.25 rad per m/s, so e ~ 0.2 / (0.25 g) = 0.08 m/s) until its
+    # slow integrator catches up: allow 0.15 m/s sideways, 0.1 m/s forward.
+    u, v = late[:, 2, :2].mean(axis=0)
+    assert u == pytest.approx(0.5, abs=0.1)
+    assert v == pytest.approx(0.0, abs=0.15)
     assert _yaw_rate(states, 1 / 120) == pytest.approx(0.4, abs=0.1)
     assert _climb_rate(states, 1 / 120) == pytest.approx(0.3, abs=0.1)
 
@@ -193,9 +208,7 @@ def test_mode6_ground_velocity_while_yawing(make_aviary):
     av.set_setpoint(0, np.array([0.5, 0.0, 0.5, 0.0]))
     states = fly(av, 3.0)[:, 0]
     # Ground-frame velocity is kept while the heading turns through ~1.4 rad.
-    k = 60
-    ground_velocity = (states[-1, 3, :2] - states[-1 - k, 3, :2]) / (k / 120)
-    np.testing.assert_allclose(ground_velocity, [0.5, 0.0], atol=0.1)
+    np.testing.assert_allclose(_ground_velocity(states, 1 / 120), [0.5, 0.0], atol=0.1)
     assert _yaw_rate(states, 1 / 120) == pytest.approx(0.5, abs=0.1)
     assert abs(_climb_rate(states, 1 / 120)) < 0.1
 

@@ -224,3 +224,57 @@ def test_unknown_parameter_set_and_user_yaml(tmp_path):
         assert drone.mass == pytest.approx(1.2)
         assert drone.n_propellers == 6
         assert drone.hover_rpm == pytest.approx(math.sqrt(1.2 * 9.81 / (6 * 1.0e-5)))
+
+
+def hover_force_ratio(height, **effects):
+    """Vertical acceleration at hover RPM, as a fraction of g, at a given height."""
+    with make(z=height, **effects) as aviary:
+        drone = aviary.drones[0]
+        for _ in range(2):
+            drone.set_propellers_rpm(np.full(4, drone.hover_rpm))
+            aviary.step()
+        return drone.world_velocity[2] / (aviary.elapsed_time * 9.81)
+
+
+def test_ground_effect_adds_thrust_near_the_floor_and_vanishes_higher_up():
+    from pyflyt_like.core.abstractions.rotor_aerodynamics import ground_effect_gain
+    radius = 0.0231348
+    assert hover_force_ratio(0.06) == pytest.approx(0.0, abs=1e-9)  # off by default
+    near = hover_force_ratio(0.06, ground_effect=True)
+    # At 6 cm the extra thrust is c (r / 4h)^2 of hover: 11.37 (0.0231 / 0.24)^2 = 10 %.
+    assert near == pytest.approx(ground_effect_gain(np.array([0.06]), radius, 11.36859, 1.0)[0],
+                                 rel=0.02)
+    far = hover_force_ratio(5 * radius + 0.5, ground_effect=True)
+    assert 0 < far < 0.003
+    assert ground_effect_gain(np.array([5 * radius]), radius, 11.36859, 1.0)[0] < 0.03
+    assert ground_effect_gain(np.array([0.0]), radius, 11.36859, 1.0)[0] == pytest.approx(1.0)
+
+
+def test_rotor_drag_opposes_air_velocity():
+    with make(z=5.0, rotor_drag=True) as aviary:
+        drone = aviary.drones[0]
+        aviary.register_wind_field_function(lambda t, pos: np.tile([-3.0, 0.0, 0.0],
+                                                                    (len(pos), 1)))
+        for _ in range(24):
+            drone.set_propellers_rpm(np.full(4, drone.hover_rpm))
+            aviary.step()
+        # Air velocity is +3 m/s in x (velocity minus a -3 m/s wind): drag pushes along -x,
+        # F = c_xy * 3 * sum(w) with w in rad/s.
+        total = 4 * drone.hover_rpm * 2 * math.pi / 60
+        expected = -9.1785e-7 * 3.0 * total / drone.mass
+        measured = drone.world_velocity[0] / aviary.elapsed_time
+        assert measured == pytest.approx(expected, rel=0.05)
+
+
+def test_downwash_pushes_only_the_lower_drone():
+    start = np.array([[0.0, 0.0, 1.0], [0.0, 0.0, 1.3], [3.0, 0.0, 1.0]])
+    with Aviary(start, np.zeros((3, 3)), drone_type="multirotor", seed=0,
+                drone_options=dict(drone_model="cf2x", downwash=True)) as aviary:
+        hover = aviary.drones[0].hover_rpm
+        for _ in range(24):
+            aviary.set_all_propellers_rpm(np.full((3, 4), hover))
+            aviary.step()
+        vz = [d.world_velocity[2] for d in aviary.drones]
+        assert vz[0] < -0.01  # beneath the second: pushed down
+        assert vz[1] == pytest.approx(0.0, abs=1e-6)  # above: unaffected
+        assert vz[2] == pytest.approx(0.0, abs=1e-6)  # far to the side: unaffected

@@ -26,7 +26,9 @@ class Fixedwing(DroneClass):
         0: [roll, pitch, yaw, thrust], surface commands in [-1, 1] mixed to the surfaces.
         1: attitude hold [roll rad, pitch rad, yaw rate rad/s, throttle 0..1].
 
-    ``aux_state`` is (6,): the five surface deflections [rad] and the motor throttle.
+    ``aux_state`` is (6,): the five surface deflections [rad] in the YAML's ``surfaces``
+    order (horizontal tail, vertical tail, left aileron, right aileron, main wing for the
+    shipped models) and the motor throttle.
     Spawned (and reset) with the YAML's ``starting_velocity`` (body frame).
 
     Args:
@@ -106,7 +108,7 @@ class Fixedwing(DroneClass):
     def control(self, mode: int, setpoint: np.ndarray) -> None:
         if mode == -1:
             self.surface_command[:] = setpoint[:SURFACE_COMMANDS]
-            self.thrust_command[0] = setpoint[SURFACE_COMMANDS]
+            self.thrust_command[0] = min(max(setpoint[SURFACE_COMMANDS], 0.0), 1.0)
             return
         rpy = setpoint[:3] if mode == 0 else np.array(self.attitude.step(setpoint, self.state))
         self.surface_command[:] = self.mixer @ rpy

@@ -11,6 +11,7 @@ import pybullet
 from ..abstractions.base_drone import DroneClass
 from ..abstractions.motors import Motors
 from ..abstractions.pid import PID
+from ..abstractions.rotor_aerodynamics import RPM_TO_RAD_S, RotorAerodynamics
 from ..control.allocation import Allocator, actuation_matrix
 from ..utils.loading import MODELS_DIR, load_yaml
 from ..utils.multirotor_urdf import write_multirotor_urdf
@@ -41,6 +42,8 @@ class Multirotor(DroneClass):
             "crazyflie21plus", "hexarotor"; or the name of a user's YAML in ``model_dir``.
         model_dir: folder of model folders (default: the package's ``models/multirotors``).
             A model folder needs only ``<name>.yaml``; its URDF is generated when missing.
+        ground_effect, rotor_drag, downwash: rotor aerodynamic effects (off by default), see
+            :mod:`~pyflyt_like.core.abstractions.rotor_aerodynamics`.
         **camera_options: see :meth:`DroneClass.setup_camera`.
     """
 
@@ -49,6 +52,7 @@ class Multirotor(DroneClass):
     def __init__(self, p, start_pos, start_orn, physics_hz: int = 240,
                  np_random: np.random.Generator | None = None, control_hz: int | None = None,
                  drone_model: str = "cf2x", model_dir: str | Path | None = None,
+                 ground_effect: bool = False, rotor_drag: bool = False, downwash: bool = False,
                  **camera_options):
         np_random = np_random if np_random is not None else np.random.default_rng()
         super().__init__(p, start_pos, start_orn, control_hz, physics_hz, drone_model,
@@ -96,6 +100,15 @@ class Multirotor(DroneClass):
                             self.control_period)
         self.angle_kp = as_float_array("controller.angle_kp", gains["angle_kp"], (3,))
         self.rate_limits = as_float_array("controller.rate_limits", gains["rate_limits"], (3,))
+        aero = params["aero"]
+        self.prop_radius = float(aero["prop_radius"])
+        self.downwash_coeffs = [float(c) for c in aero["downwash_coeffs"]]
+        self.aerodynamics = RotorAerodynamics(
+            p, self.physics_period, np_random, self.Id, self.motors.motor_ids, positions,
+            self.kf, RPM_TO_RAD_S if unit == "rpm" else 1.0, self.prop_radius,
+            aero["ground_effect_coeff"], aero["drag_coeff_xy"], aero["drag_coeff_z"],
+            self.downwash_coeffs, ground_effect=ground_effect, rotor_drag=rotor_drag,
+            downwash=downwash, max_ground_gain=float(aero.get("max_ground_gain", 1.0)))
         self.setup_camera(**camera_options)
         self.rotor_command = np.zeros(n)  # commanded speeds, model unit
         self._rpm_set_this_tick = False
@@ -224,6 +237,12 @@ class Multirotor(DroneClass):
     # ------------------------------------------------------------------ physics
     def update_physics(self) -> None:
         self.motors.physics_update(self.rotor_command / self.max_speed)
+        if self.aerodynamics.enabled:
+            uppers = ((d.state[3], d.prop_radius, d.downwash_coeffs) for d in self.p.drones
+                      if d is not self and isinstance(d, Multirotor)
+                      ) if self.aerodynamics.downwash else ()
+            self.aerodynamics.physics_update(self.rotation_matrix, self.state[3],
+                                             self.air_velocity(), self.motors.rpm, uppers)
 
     def update_state(self) -> None:
         super().update_state()
