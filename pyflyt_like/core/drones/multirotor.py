@@ -13,6 +13,7 @@ from ..abstractions.motors import Motors
 from ..abstractions.pid import PID
 from ..abstractions.rotor_aerodynamics import RPM_TO_RAD_S, RotorAerodynamics
 from ..control.allocation import Allocator, actuation_matrix
+from ..control.multirotor_cascade import MultirotorCascade
 from ..utils.loading import MODELS_DIR, load_yaml
 from ..utils.multirotor_urdf import write_multirotor_urdf
 from ..utils.rotations import vee
@@ -21,6 +22,7 @@ from ..utils.validation import as_float_array
 MULTIROTORS_DIR = MODELS_DIR / "multirotors"
 ROTOR_SPEEDS, BODY_RATES, ATTITUDE, FORCE_TORQUE, POSITION = -1, 0, 1, 2, 7
 UNITS = ("rpm", "rad/s")
+POSITION_CONTROLLERS = ("geometric", "pid")
 
 
 class Multirotor(DroneClass):
@@ -44,6 +46,8 @@ class Multirotor(DroneClass):
             A model folder needs only ``<name>.yaml``; its URDF is generated when missing.
         ground_effect, rotor_drag, downwash: rotor aerodynamic effects (off by default), see
             :mod:`~pyflyt_like.core.abstractions.rotor_aerodynamics`.
+        position_controller: what flies mode 7: ``"geometric"`` (Lee SE(3) with flatness
+            feed-forward) or ``"pid"`` (the cascade of :mod:`..control.multirotor_cascade`).
         **camera_options: see :meth:`DroneClass.setup_camera`.
     """
 
@@ -53,7 +57,7 @@ class Multirotor(DroneClass):
                  np_random: np.random.Generator | None = None, control_hz: int | None = None,
                  drone_model: str = "cf2x", model_dir: str | Path | None = None,
                  ground_effect: bool = False, rotor_drag: bool = False, downwash: bool = False,
-                 **camera_options):
+                 position_controller: str = "geometric", **camera_options):
         np_random = np_random if np_random is not None else np.random.default_rng()
         super().__init__(p, start_pos, start_orn, control_hz, physics_hz, drone_model,
                          model_dir, np_random)
@@ -109,6 +113,12 @@ class Multirotor(DroneClass):
             aero["ground_effect_coeff"], aero["drag_coeff_xy"], aero["drag_coeff_z"],
             self.downwash_coeffs, ground_effect=ground_effect, rotor_drag=rotor_drag,
             downwash=downwash, max_ground_gain=float(aero.get("max_ground_gain", 1.0)))
+        if position_controller not in POSITION_CONTROLLERS:
+            raise ValueError(f"position_controller must be one of {POSITION_CONTROLLERS}, got "
+                             f"{position_controller!r}")
+        self.position_controller = position_controller
+        self.cascade = MultirotorCascade(params["position_pid"], self.control_period,
+                                         self.mass, gravity)
         self.setup_camera(**camera_options)
         self.rotor_command = np.zeros(n)  # commanded speeds, model unit
         self._rpm_set_this_tick = False
@@ -184,6 +194,7 @@ class Multirotor(DroneClass):
 
     def reset_controllers(self) -> None:
         self.rate_pid.reset()
+        self.cascade.reset()
 
     def preset_setpoint(self, mode: int) -> np.ndarray:
         weight = self.mass * self.gravity
@@ -231,8 +242,11 @@ class Multirotor(DroneClass):
         return np.clip(-self.angle_kp * error, -self.rate_limits, self.rate_limits)
 
     def position_wrench(self, setpoint: np.ndarray) -> np.ndarray:
-        """Mode 7: [thrust, torques] from the geometric controller (see docs/multirotor.md)."""
-        raise NotImplementedError("mode 7 needs the geometric controller")
+        """Mode 7: [thrust N, torques N m] for the setpoint [x, y, yaw, z]."""
+        if self.position_controller == "pid":
+            angles, thrust = self.cascade.step(setpoint, self.state[3], self.world_velocity)
+            return np.concatenate(((thrust,), self.rate_torque(self._attitude_rates(angles))))
+        raise NotImplementedError("geometric position control is not wired in yet")
 
     # ------------------------------------------------------------------ physics
     def update_physics(self) -> None:
