@@ -13,6 +13,8 @@ from ..abstractions.motors import Motors
 from ..abstractions.pid import PID
 from ..abstractions.rotor_aerodynamics import RPM_TO_RAD_S, RotorAerodynamics
 from ..control.allocation import Allocator, actuation_matrix
+from ..control.flatness import FlatReference
+from ..control.geometric import GeometricController
 from ..control.multirotor_cascade import MultirotorCascade
 from ..utils.loading import MODELS_DIR, load_yaml
 from ..utils.multirotor_urdf import write_multirotor_urdf
@@ -119,6 +121,11 @@ class Multirotor(DroneClass):
         self.position_controller = position_controller
         self.cascade = MultirotorCascade(params["position_pid"], self.control_period,
                                          self.mass, gravity)
+        geometric = params["geometric"]
+        self.geometric = GeometricController(self.mass, self.inertia, kp=geometric["kp"],
+                                             kv=geometric["kv"], kr=geometric["kr"],
+                                             kw=geometric["kw"], gravity=gravity)
+        self.flat_reference: FlatReference | None = None
         self.setup_camera(**camera_options)
         self.rotor_command = np.zeros(n)  # commanded speeds, model unit
         self._rpm_set_this_tick = False
@@ -195,6 +202,8 @@ class Multirotor(DroneClass):
     def reset_controllers(self) -> None:
         self.rate_pid.reset()
         self.cascade.reset()
+        self.geometric.reset()
+        self.flat_reference = None
 
     def preset_setpoint(self, mode: int) -> np.ndarray:
         weight = self.mass * self.gravity
@@ -246,7 +255,34 @@ class Multirotor(DroneClass):
         if self.position_controller == "pid":
             angles, thrust = self.cascade.step(setpoint, self.state[3], self.world_velocity)
             return np.concatenate(((thrust,), self.rate_torque(self._attitude_rates(angles))))
-        raise NotImplementedError("geometric position control is not wired in yet")
+        reference = self.flat_reference
+        if reference is None:
+            x, y, yaw, z = setpoint.tolist()
+            reference = FlatReference(position=(x, y, z), yaw=yaw)
+        thrust, torque = self.geometric.compute(self.state, reference, self.rotation_matrix)
+        return np.concatenate(((thrust,), torque))
+
+    def set_flat_reference(self, reference: FlatReference) -> None:
+        """Track a full flat-output reference in mode 7 (switching to it if needed).
+
+        ``reference`` (position ... snap, yaw and its rates, see
+        :class:`~pyflyt_like.core.control.flatness.FlatReference`) feeds the geometric
+        controller's feed-forward; set a new one every control step to follow a trajectory.
+        It holds until replaced, until ``set_setpoint`` gives a plain [x, y, yaw, z], or until
+        the mode changes.
+        """
+        if not isinstance(reference, FlatReference):
+            raise TypeError(f"reference must be a FlatReference, got {type(reference).__name__}")
+        if self.position_controller != "geometric":
+            raise ValueError("set_flat_reference needs position_controller='geometric'")
+        if self.mode != POSITION:
+            self.set_mode(POSITION)
+        self.flat_reference = reference
+        self.setpoint = np.array((*reference.position[:2], reference.yaw, reference.position[2]))
+
+    def set_setpoint(self, setpoint) -> None:
+        super().set_setpoint(setpoint)
+        self.flat_reference = None
 
     # ------------------------------------------------------------------ physics
     def update_physics(self) -> None:
