@@ -278,3 +278,24 @@ def test_downwash_pushes_only_the_lower_drone():
         assert vz[0] < -0.01  # beneath the second: pushed down
         assert vz[1] == pytest.approx(0.0, abs=1e-6)  # above: unaffected
         assert vz[2] == pytest.approx(0.0, abs=1e-6)  # far to the side: unaffected
+
+
+def test_each_mode_runs_at_its_own_rate_and_holds_its_command(tmp_path):
+    folder = tmp_path / "slowcf"
+    folder.mkdir()
+    text = Path(MULTIROTORS_DIR, "cf2x", "cf2x.yaml").read_text()
+    (folder / "slowcf.yaml").write_text(text + "\nmode_hz: {7: 60, 1: 120}\n")
+    with make("slowcf", z=1.0, model_dir=tmp_path) as aviary:
+        drone = aviary.drones[0]
+        assert drone.mode_steps == {-1: 1, 0: 1, 1: 2, 2: 1, 7: 4}
+        aviary.set_mode(7)
+        aviary.set_setpoint(0, [0.5, 0.0, 0.0, 1.2])
+        commands = []
+        for _ in range(40):
+            aviary.step()  # one physics step (control at 240 Hz)
+            commands.append(drone.rotor_command.copy())
+        changes = [i for i in range(1, 40) if not np.array_equal(commands[i], commands[i - 1])]
+        assert changes and all(i % 4 == 0 for i in changes)  # 60 Hz ticks, held between
+    (folder / "slowcf.yaml").write_text(text + "\nmode_hz: {7: 7}\n")
+    with pytest.raises(ValueError, match="mode_hz"):
+        make("slowcf", model_dir=tmp_path)

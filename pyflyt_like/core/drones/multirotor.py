@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import tempfile
 from pathlib import Path
 
@@ -126,6 +127,7 @@ class Multirotor(DroneClass):
                                              kv=geometric["kv"], kr=geometric["kr"],
                                              kw=geometric["kw"], gravity=gravity)
         self.flat_reference: FlatReference | None = None
+        self.mode_steps = self._mode_steps(params.get("mode_hz", {}))
         self.setup_camera(**camera_options)
         self.rotor_command = np.zeros(n)  # commanded speeds, model unit
         self._rpm_set_this_tick = False
@@ -144,10 +146,12 @@ class Multirotor(DroneClass):
                                     f"drone_model={drone_model!r} (sets in {root}: {known})")
         urdf_path = folder / f"{drone_model}.urdf"
         if not urdf_path.is_file():
+            # Keyed by the YAML's content, so an edited parameter set gets a fresh URDF.
+            digest = hashlib.sha256(params_path.read_bytes()).hexdigest()[:16]
             cache = Path(tempfile.gettempdir()) / "pyflyt_like_urdf"
             cache.mkdir(exist_ok=True)
             urdf_path = write_multirotor_urdf(drone_model, load_yaml(params_path),
-                                              cache / f"{drone_model}.urdf")
+                                              cache / f"{drone_model}-{digest}.urdf")
         return urdf_path, params_path
 
     def _check_against_urdf(self, positions: np.ndarray) -> None:
@@ -218,10 +222,27 @@ class Multirotor(DroneClass):
             return np.array((weight, 0.0, 0.0, 0.0))
         return np.array((0.0, 0.0, 0.0, weight))
 
+    def _mode_steps(self, mode_hz: dict) -> dict[int, int]:
+        """Physics steps between ticks of each mode (YAML ``mode_hz``; default control_hz)."""
+        steps = {mode: self.physics_steps_per_control for mode in self.modes}
+        for mode, rate in mode_hz.items():
+            if mode not in self.modes:
+                raise ValueError(f"{self.param_path}: mode_hz names mode {mode!r}; modes are "
+                                 f"{list(self.modes)}")
+            if isinstance(rate, bool) or not isinstance(rate, int) or rate <= 0 or \
+                    self.control_hz % rate:
+                raise ValueError(f"{self.param_path}: mode_hz[{mode}] must be a positive integer "
+                                 f"dividing control_hz={self.control_hz}, got {rate!r}")
+            steps[mode] = self.physics_hz // rate
+        return steps
+
     def update_control(self, physics_step: int) -> None:
+        """Tick the current mode at its own rate; between ticks the last command holds."""
         if physics_step % self.physics_steps_per_control == 0:
             self._rpm_set_this_tick = False
-        super().update_control(physics_step)
+        base_mode = self.registered_base_modes.get(self.mode, self.mode)
+        if physics_step % self.mode_steps[base_mode] == 0:
+            super().update_control(physics_step)
 
     def control(self, mode: int, setpoint: np.ndarray) -> None:
         if mode == ROTOR_SPEEDS:
