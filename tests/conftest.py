@@ -21,7 +21,7 @@ def make_aviary():
         start_pos = np.asarray(start_pos, dtype=float)
         if start_orn is None:
             start_orn = np.zeros_like(start_pos)
-        kwargs.setdefault("seed", int(__import__("os").environ.get("SEED", 0)))
+        kwargs.setdefault("seed", 0)
         aviary = Aviary(start_pos=start_pos, start_orn=np.asarray(start_orn, dtype=float),
                         **kwargs)
         made.append(aviary)

@@ -338,9 +338,14 @@ class Aviary(bullet_client.BulletClient):
             for drone in drones:
                 drone.update_last(physics_step)
             self.physics_steps = physics_step + 1
-            for contact in get_contacts(physicsClientId=client):
-                contact_array[contact[1], contact[2]] = True
-                contact_array[contact[2], contact[1]] = True
+            try:
+                for contact in get_contacts(physicsClientId=client):
+                    contact_array[contact[1], contact[2]] = True
+                    contact_array[contact[2], contact[1]] = True
+            except IndexError:
+                raise RuntimeError("a body loaded after the Aviary was built touched another; "
+                                   "call aviary.register_all_new_bodies() after loading "
+                                   "bodies") from None
         self.elapsed_time = self.physics_steps * self.physics_period
         if self.render:
             self._hold_real_time()

@@ -179,7 +179,8 @@ def test_reset_restores_the_start_state(make_aviary):
     # The world is not rebuilt.
     assert pybullet.getNumBodies(physicsClientId=client) == n_bodies
     assert [d.Id for d in av.drones] == drone_ids
-    # A mode-7 drone holds its (new) start pose after a reset.
+    # The drone's own view is the start too: a mode-7 hold presets the start pose.
+    av.set_mode(7)
     np.testing.assert_allclose(av.drones[0].setpoint, [0.3, -0.2, 0.5, 1.0], atol=1e-12)
 
 
@@ -314,7 +315,7 @@ def test_user_vehicle_from_drone_type_mappings(make_aviary):
                      drone_type=["lifter", "lifter", "quadx"],
                      drone_type_mappings={"lifter": Lifter})
     hover, drop, quad = av.drones
-    assert isinstance(hover, Lifter) and isinstance(quad, QuadX)
+    assert isinstance(hover, Lifter) and isinstance(drop, Lifter) and isinstance(quad, QuadX)
     av.set_mode(0)
     av.set_setpoint(0, [hover.mass * GRAVITY])
     av.set_setpoint(1, [0.0])

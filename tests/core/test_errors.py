@@ -350,3 +350,15 @@ def test_pid_validates_its_parameters(kwargs, match):
     params.update(kwargs)
     with pytest.raises(ValueError, match=match):
         PID(**params)
+
+
+def test_unregistered_body_in_contact_gets_a_clear_error():
+    import pybullet
+    import pybullet_data
+
+    with Aviary(np.array([[0.0, 0.0, 0.2]]), np.zeros((1, 3)), seed=0) as aviary:
+        pybullet.loadURDF(pybullet_data.getDataPath() + "/cube_small.urdf", [0.0, 0.0, 0.02],
+                          physicsClientId=aviary._client)
+        with pytest.raises(RuntimeError, match="register_all_new_bodies"):
+            for _ in range(240):
+                aviary.step()

@@ -2,8 +2,9 @@
 
 Unless a test says otherwise the drones fly with the default motor noise (2 % throttle noise),
 so the tolerances below include the wobble it causes (body rates of a few 0.1 rad/s, attitude
-errors of ~0.01 rad); they are still several times tighter than what a wrong sign, a wrong
-frame or a missing loop would give.
+errors of 0.01-0.03 rad, velocity errors of ~0.05 m/s; each bound was checked against 70
+seeds). They are still several times tighter than what a wrong sign, a wrong frame or a
+missing loop would give.
 """
 
 from __future__ import annotations
@@ -75,8 +76,9 @@ def test_mode_minus1_diagonal_pairs_yaw_the_drone(make_aviary, sign):
     rpm2 = drone.motors.max_rpm[0] ** 2
     yaw_torque = TORQUE_COEF * rpm2 * 2 * (high**2 - low**2)
     izz = 2.17e-5  # cf2x.urdf
-    # r = tau/Izz * t; damping (0.04 (1+|r|) r, |r| < 1.3 rad/s) costs < 1 % over 0.1 s.
-    assert states[-1, 0, 2] == pytest.approx(yaw_torque / izz * 0.1, rel=0.02)
+    # r = tau/Izz * t: a constant torque about a principal axis has no gyroscopic term, and
+    # drones have no damping, so this holds to rounding (1e-6 leaves a wide margin).
+    assert states[-1, 0, 2] == pytest.approx(yaw_torque / izz * 0.1, rel=1e-6)
     assert np.sign(states[-1, 1, 2]) == sign
     assert np.abs(states[:, 0, :2]).max() < 1e-6
     # Thrust = weight: vertical speed stays ~0.
@@ -131,7 +133,7 @@ def test_mode1_tracks_angles_and_climb_rate(make_aviary, setpoint):
     av.set_setpoint(0, np.array(setpoint))
     states = fly(av, 2.0)[:, 0]
     late = states[-30:]
-    np.testing.assert_allclose(late[:, 1, :2].mean(axis=0), setpoint[:2], atol=0.03)
+    np.testing.assert_allclose(late[:, 1, :2].mean(axis=0), setpoint[:2], atol=0.05)
     assert abs(wrap(late[:, 1, 2].mean() - setpoint[2])) < 0.05
     assert _climb_rate(states, 1 / 120) == pytest.approx(setpoint[3], abs=0.1)
 
@@ -164,7 +166,7 @@ def test_mode3_angles_and_altitude(make_aviary, setpoint):
     av.set_setpoint(0, np.array(setpoint))
     states = fly(av, 3.0)[:, 0]
     late = states[-30:]
-    np.testing.assert_allclose(late[:, 1, :2].mean(axis=0), setpoint[:2], atol=0.03)
+    np.testing.assert_allclose(late[:, 1, :2].mean(axis=0), setpoint[:2], atol=0.05)
     assert abs(wrap(late[:, 1, 2].mean() - setpoint[2])) < 0.05
     assert abs(late[:, 3, 2].mean() - setpoint[3]) < 0.05
 
@@ -237,6 +239,33 @@ def test_mode7_reaches_a_target_1m_away(make_aviary, target):
     errors = np.linalg.norm(states[-30:, 3] - goal, axis=1)
     assert errors.max() < 0.1
     assert np.abs(wrap(states[-30:, 1, 2] - target[2])).max() < 0.05
+
+
+@pytest.mark.parametrize("seed", range(1, 9))
+def test_mode7_reaches_targets_whatever_the_noise(make_aviary, seed):
+    # The same requirement as above, over other noise realisations.
+    av = make_aviary(seed=seed)
+    for target in [(0.0, -1.0, 1.5, 1.0), (0.6, 0.8, -math.pi / 2, 1.0)]:
+        av.reset()
+        av.set_mode(7)
+        av.set_setpoint(0, np.array(target))
+        states = fly(av, 5.0)[:, 0]
+        assert np.linalg.norm(states[-1, 3] - [target[0], target[1], target[3]]) < 0.1
+        assert abs(wrap(states[-1, 1, 2] - target[2])) < 0.05
+
+
+@pytest.mark.parametrize("mode", [3, 7])
+def test_yaw_target_across_pi_takes_the_short_way(make_aviary, mode):
+    av = make_aviary(start_orn=[(0.0, 0.0, -3.0)])
+    av.set_mode(mode)
+    setpoint = av.drones[0].setpoint.copy()
+    setpoint[2] = 3.0  # 0.28 rad clockwise across +-pi, or 6 rad the long way round
+    av.set_setpoint(0, setpoint)
+    states = fly(av, 3.0)[:, 0]
+    turned = np.unwrap(states[:, 1, 2]) - (-3.0)
+    short_way = wrap(3.0 - (-3.0))  # -0.283
+    assert turned[-1] == pytest.approx(short_way, abs=0.05)
+    assert np.abs(turned).max() < abs(short_way) + 0.1
 
 
 # ------------------------------------------------------------------------------ presets

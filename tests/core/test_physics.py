@@ -174,7 +174,8 @@ def test_max_rpm_and_coefficients_follow_the_reference(make_aviary):
     (0.0, 0.0, 0.0, 0.3),
     (0.2, 0.2, 0.35, 0.35),  # pure yaw: diagonal pairs cancel roll and pitch
     (0.5, 0.5, 0.5, 0.5),
-], ids=["m0", "m1", "m2", "m3", "yaw", "all"])
+    (-0.3, 0.0, 0.0, 0.0),  # reversed: thrust and torque change sign with the rpm
+], ids=["m0", "m1", "m2", "m3", "yaw", "all", "m0-reversed"])
 def test_thrust_and_torque_per_motor_are_coef_times_rpm_squared(make_aviary, throttles):
     av = make_aviary([(0.0, 0.0, 2.0)], drone_options=dict(noise=0.0))
     drone = av.drones[0]
@@ -185,8 +186,9 @@ def test_thrust_and_torque_per_motor_are_coef_times_rpm_squared(make_aviary, thr
     np.testing.assert_allclose(av.aux_state(0), throttles, rtol=1e-9, atol=1e-12)
 
     rpm = throttles * drone.motors.max_rpm
-    thrust = THRUST_COEF * rpm**2  # N per motor along body z
-    yaw_torque = TORQUE_COEF * TORQUE_SIGNS * rpm**2  # N m per motor about body z
+    signed_square = rpm * np.abs(rpm)
+    thrust = THRUST_COEF * signed_square  # N per motor along body z
+    yaw_torque = TORQUE_COEF * TORQUE_SIGNS * signed_square  # N m per motor about body z
     arms = _motor_arms(av, drone)
     torque = np.cross(arms, np.outer(thrust, [0.0, 0.0, 1.0])).sum(axis=0)
     torque[2] += yaw_torque.sum()
@@ -197,9 +199,9 @@ def test_thrust_and_torque_per_motor_are_coef_times_rpm_squared(make_aviary, thr
     t = 2 * av.physics_period
     expected_rates = t * torque / inertia
     expected_climb = t * (thrust.sum() / MASS - GRAVITY)
-    # From rest the only error sources are second order: PyBullet's damping and the gyroscopic
-    # term act on velocities that are ~t*acceleration (<1e-3 relative here), and the drone
-    # tilts by < 0.005 rad within the step (cos error < 1.3e-5). 0.5 % covers both.
+    # From rest the only error sources are second order: the gyroscopic term acts on rates
+    # that are ~t*acceleration (< 1e-3 relative here), and the drone tilts by < 0.005 rad
+    # within the step (cos error < 1.3e-5). 0.5 % covers both.
     tolerance = 5e-3 * np.abs(expected_rates).max() + 1e-9
     np.testing.assert_allclose(av.state(0)[0], expected_rates, rtol=0, atol=tolerance)
     assert world_velocity(av, 0)[2] == pytest.approx(expected_climb, rel=5e-3)
@@ -242,8 +244,8 @@ def test_spin_up_sag_matches_the_discrete_lag(make_aviary):
     a = math.exp(-dt / MOTOR_TAU)
     # throttle_k = h (1 - a^k), so the weight not carried is m g (2 a^k - a^2k).
     expected = -GRAVITY * dt * np.sum(2 * a**k - a ** (2 * k))  # ~ -0.127 m/s
-    # Drag (0.19 v^2) and damping act on |v| < 0.13 m/s for 0.1 s: < 1 % of the sag.
-    assert world_velocity(av, 0)[2] == pytest.approx(expected, rel=0.02)
+    # Drag (0.19 v^2 m/s^2) acts on |v| < 0.13 m/s for 0.1 s: < 0.3 % of the sag.
+    assert world_velocity(av, 0)[2] == pytest.approx(expected, rel=0.01)
 
 
 # ------------------------------------------------------------------------------ drag
@@ -263,7 +265,7 @@ def test_boring_bodies_apply_per_axis_quadratic_drag(make_aviary):
     v_body = rotation.T @ air
     force_body = -0.5 * AIR_DENSITY * area[0] * cd[0] * v_body * np.abs(v_body)
     expected = av.physics_period * (rotation @ force_body / MASS - [0.0, 0.0, GRAVITY])
-    # One step from rest: no damping acts yet, so this is exact up to rounding.
+    # One step from rest under constant forces: exact up to rounding.
     np.testing.assert_allclose(world_velocity(av, 0), expected, rtol=1e-9, atol=1e-12)
 
 

@@ -86,7 +86,6 @@ class Motors:
         self._base_wrench_rows = None if wrench_map is None else wrench_map.tolist()
         self._lag_gain_values = self._lag_gain.tolist()
         self._no_noise = [0.0] * n
-        self._throttle_values = [0.0] * n
         self.throttle = np.zeros(n)
 
     @property
@@ -106,7 +105,6 @@ class Motors:
     def reset(self) -> None:
         """Spin the motors down to zero throttle."""
         self.throttle[:] = 0.0
-        self._throttle_values = [0.0] * self.throttle.size
         # Drop pre-drawn noise so that a reseeded generator replays the same episode.
         self._noise_block = np.zeros((0, self.throttle.size))
         self._noise_row = 0
@@ -121,7 +119,7 @@ class Motors:
     def physics_update(self, pwm: np.ndarray) -> None:
         """Advance the throttles by one physics period under ``pwm`` (n,) and apply the loads."""
         # A few motors per drone: Python floats beat numpy's per-call overhead here.
-        throttle = self._throttle_values
+        throttle = self.throttle.tolist()  # the array stays the state: writes to it count
         noise = self._next_noise() if self._noisy else self._no_noise
         squares = []
         for i, command in enumerate(pwm.tolist()):

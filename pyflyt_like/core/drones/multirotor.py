@@ -14,12 +14,11 @@ from ..abstractions.motors import Motors
 from ..abstractions.pid import PID
 from ..abstractions.rotor_aerodynamics import RPM_TO_RAD_S, RotorAerodynamics
 from ..control.allocation import Allocator, actuation_matrix
-from ..control.flatness import FlatReference
+from ..control.flatness import FlatReference, vee
 from ..control.geometric import GeometricController
 from ..control.multirotor_cascade import MultirotorCascade
 from ..utils.loading import MODELS_DIR, load_yaml
 from ..utils.multirotor_urdf import write_multirotor_urdf
-from ..utils.rotations import vee
 from ..utils.validation import as_float_array
 
 MULTIROTORS_DIR = MODELS_DIR / "multirotors"

@@ -1,0 +1,1 @@
+"""Tests of pyflyt_like.missions."""
