@@ -229,8 +229,7 @@ def solve_minimum_derivative(
     """The rest-to-rest piecewise polynomial minimising ``integral |d^r p/dt^r|^2 dt``.
 
     Args:
-        durations: segment durations ``T_i`` [s], shape (N,), finite and > 0 (validated by
-            the caller, e.g. ``MinimumSnapTrajectory``).
+        durations: segment durations ``T_i`` [s], shape (N,), finite and > 0.
         values: joint values, shape (N + 1, d) [unit, e.g. m or rad].
         r: derivative whose squared integral is minimised (4: snap, 3: jerk); the segments
             have degree ``2r - 1``.
@@ -242,13 +241,21 @@ def solve_minimum_derivative(
         The piecewise polynomial, breaks ``start_time + cumsum(durations)``.
 
     Raises:
-        ValueError: on a bad ``r`` or ``fixed_derivatives``.
+        ValueError: on bad ``durations``, ``values``, ``r`` or ``fixed_derivatives``.
         RuntimeError: if the KKT solve misses its constraints (durations far too disparate).
     """
     if isinstance(r, bool) or not isinstance(r, (int, np.integer)) or r < 1:
         raise ValueError(f"r must be a positive integer (4 = snap, 3 = jerk), got {r!r}")
     durations = np.asarray(durations, dtype=np.float64)
     values = np.asarray(values, dtype=np.float64)
+    if (durations.ndim != 1 or durations.size < 1 or not np.all(np.isfinite(durations))
+            or np.any(durations <= 0)):
+        raise ValueError(f"durations must be finite and > 0 [s] with shape (N,), N >= 1, "
+                         f"got {durations.tolist()}")
+    if values.shape[:1] != (durations.size + 1,) or values.ndim != 2 or not np.all(
+            np.isfinite(values)):
+        raise ValueError(f"values must be finite with shape ({durations.size + 1}, d), "
+                         f"got shape {values.shape}")
     n_seg, dim, n_c = durations.shape[0], values.shape[1], 2 * r
     pins = dict(fixed_derivatives or {})
     for (joint, order), value in pins.items():

@@ -69,8 +69,8 @@ class TrajectorySamples:
 
 def _float_array(name: str, value: object, shape: tuple[int | None, ...]) -> np.ndarray:
     """``value`` as a finite float64 array of ``shape`` (None: any length), else raise."""
-    text = "(" + ", ".join("n" if s is None else str(s) for s in shape) + ("," if len(shape) == 1
-                                                                           else "") + ")"
+    items = ["n" if s is None else str(s) for s in shape]
+    text = "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
     if isinstance(value, (str, bytes)) or value is None:
         raise TypeError(f"{name} must be a numeric array of shape {text}, "
                         f"got {type(value).__name__}")
@@ -120,7 +120,7 @@ def allocate_durations(
     waypoints: np.ndarray,
     speed: float | np.ndarray,
     max_acceleration: float | None = None,
-    min_duration: float = DEFAULT_MIN_SEGMENT_DURATION,
+    min_segment_duration: float = DEFAULT_MIN_SEGMENT_DURATION,
     rest: np.ndarray | None = None,
 ) -> np.ndarray:
     """Segment durations [s], shape (m-1,), from distances and a mean speed.
@@ -129,13 +129,13 @@ def allocate_durations(
     speed profile: ramping from (or to) rest at a ``rest`` waypoint costs an extra
     ``v / (2 a)`` per resting end, and a segment too short to reach ``v`` gets the
     triangular-profile time instead (``sqrt(2 d / a)`` with one resting end,
-    ``2 sqrt(d / a)`` with two). Every duration is at least ``min_duration``.
+    ``2 sqrt(d / a)`` with two). Every duration is at least ``min_segment_duration``.
 
     Args:
         waypoints: (m, 3) [m], m >= 2, no two consecutive ones equal.
         speed: mean speed [m/s], scalar or per segment (m-1,), > 0.
         max_acceleration: [m/s^2] > 0, or None.
-        min_duration: shortest segment [s] > 0.
+        min_segment_duration: shortest segment [s] > 0.
         rest: bool (m,), where the vehicle is at rest; default: first and last waypoint.
 
     Raises:
@@ -144,7 +144,7 @@ def allocate_durations(
     waypoints = _validate_waypoints(waypoints)
     n_seg = waypoints.shape[0] - 1
     speeds = _validate_speed(speed, n_seg)
-    min_duration = _positive_scalar("min_segment_duration", min_duration, "s")
+    min_segment_duration = _positive_scalar("min_segment_duration", min_segment_duration, "s")
     distance = np.linalg.norm(np.diff(waypoints, axis=0), axis=1)
     repeated = np.flatnonzero(distance == 0.0)
     if repeated.size:
@@ -158,14 +158,17 @@ def allocate_durations(
         if rest is None:
             rest = np.zeros(n_seg + 1, dtype=bool)
             rest[[0, -1]] = True
-        rest = np.asarray(rest, dtype=bool)
+        rest = np.asarray(rest)
+        if rest.shape != (n_seg + 1,) or rest.dtype != bool:
+            raise ValueError(f"rest must be a bool array of shape ({n_seg + 1},), "
+                             f"got {rest.dtype} {rest.shape}")
         ends = rest[:-1].astype(int) + rest[1:].astype(int)  # resting ends per segment
         reach = distance >= ends * speeds**2 / (2.0 * accel)
         cruise = np.where(reach, distance / speeds + ends * speeds / (2.0 * accel), 0.0)
         triangle = np.where(ends == 2, 2.0 * np.sqrt(distance / accel),
                             np.sqrt(2.0 * distance / accel))
         durations = np.where(reach, cruise, triangle)
-    return np.maximum(durations, min_duration)
+    return np.maximum(durations, min_segment_duration)
 
 
 def _wrap(angle: np.ndarray | float) -> np.ndarray:

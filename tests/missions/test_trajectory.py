@@ -261,7 +261,7 @@ def test_durations_from_per_segment_speed_and_minimum():
     waypoints = np.array([[0, 0, 0], [10, 0, 0], [10, 0.01, 0]], dtype=float)
     durations = allocate_durations(waypoints, [5.0, 1.0])
     np.testing.assert_allclose(durations, [2.0, DEFAULT_MIN_SEGMENT_DURATION])
-    durations = allocate_durations(waypoints, [5.0, 1.0], min_duration=0.005)
+    durations = allocate_durations(waypoints, [5.0, 1.0], min_segment_duration=0.005)
     np.testing.assert_allclose(durations, [2.0, 0.01])
 
 
@@ -476,7 +476,7 @@ def test_bad_evaluation_raises_naming_the_argument(method, value, error, match):
         getattr(trajectory, method)(value)
 
 
-def test_bad_pins_raise():
+def test_bad_lower_level_arguments_raise():
     waypoints, durations = MISSIONS["five"]
     with pytest.raises(ValueError, match="interior joint"):
         solve_minimum_derivative(durations, waypoints, 4, {(0, 1): np.zeros(3)})
@@ -484,3 +484,9 @@ def test_bad_pins_raise():
         solve_minimum_derivative(durations, waypoints, 4, {(1, 5): np.zeros(3)})
     with pytest.raises(ValueError, match="shape"):
         solve_minimum_derivative(durations, waypoints, 4, {(1, 1): np.zeros(2)})
+    with pytest.raises(ValueError, match="durations"):
+        solve_minimum_derivative(np.array([1.0, 0.0, 1.0, 1.0]), waypoints)
+    with pytest.raises(ValueError, match="values"):
+        solve_minimum_derivative(durations, waypoints[:-1])
+    with pytest.raises(ValueError, match="rest"):
+        allocate_durations(GOOD, 1.0, 1.0, rest=[True, False])
