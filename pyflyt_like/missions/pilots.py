@@ -1,0 +1,105 @@
+"""Pilots: per-vehicle logic that turns a mission's waypoints into setpoints each step.
+
+A pilot owns one vehicle's reference (a minimum-snap trajectory for rotorcraft), commands
+the drone every control step, records the flight and tracks which waypoints were reached
+(in order, within the arrival tolerance).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..core.control.flatness import FlatReference
+from .flight_log import FlightLog
+from .mission import MissionError, VehicleSpec
+from .trajectory import MinimumSnapTrajectory
+
+SETPOINT_NAMES = ("sp_x", "sp_y", "sp_yaw", "sp_z")
+
+
+class TrajectoryPilot:
+    """Flies a rotorcraft along a minimum-snap trajectory through its waypoints.
+
+    QuadX (controller "position") and PID multirotors get the reference position and yaw as
+    mode-7 setpoints; geometric multirotors get the full flat reference (feed-forward).
+
+    Args:
+        spec: the vehicle's mission entry.
+        drone: the vehicle in the aviary.
+        tolerance: arrival tolerance [m].
+    """
+
+    def __init__(self, spec: VehicleSpec, drone, tolerance: float):
+        self.spec, self.drone, self.tolerance = spec, drone, tolerance
+        points = np.array([spec.start_position] + [w.position for w in spec.waypoints])
+        if np.any(np.linalg.norm(np.diff(points, axis=0), axis=1) < 1e-9):
+            raise MissionError(f"vehicle {spec.name!r}: two consecutive waypoints (or the start "
+                               "and the first waypoint) coincide")
+        yaws = [spec.start_orientation[2]]
+        for waypoint in spec.waypoints:
+            yaws.append(yaws[-1] if waypoint.yaw is None else waypoint.yaw)
+        speeds = [w.speed or spec.speed for w in spec.waypoints]
+        holds = [0.0] + [w.hold for w in spec.waypoints]
+        self.trajectory = MinimumSnapTrajectory(points, speed=np.array(speeds),
+                                                yaw=np.array(yaws), hold_times=np.array(holds))
+        self.targets = points[1:]
+        self.reached = 0
+        self.completion_time: float | None = None
+        self.feed_forward = spec.type == "multirotor" and spec.controller == "geometric"
+        if spec.type == "quadx":
+            actuators = tuple(f"motor{i}" for i in range(4))
+        else:
+            actuators = tuple(f"rotor{i}" for i in range(drone.n_propellers))
+        self.log = FlightLog(spec.name, SETPOINT_NAMES, actuators)
+        drone.set_mode(7)
+        self._reference = np.array(spec.start_position)
+        # Without feed-forward, a position loop v = k (p_sp - p) lags; leading the setpoint
+        # by v_ref / k makes it command the reference velocity when on track.
+        if spec.type == "quadx":
+            cascade = drone.cascade
+            self._lead = 1.0 / np.array((*cascade.position_gain, cascade.altitude_gain))
+        elif not self.feed_forward:
+            self._lead = 1.0 / np.asarray(drone.cascade.position_kp, dtype=float)
+        else:
+            self._lead = np.zeros(3)
+
+    @property
+    def duration(self) -> float:
+        """Time the reference takes, holds included [s]."""
+        return self.trajectory.duration
+
+    @property
+    def done(self) -> bool:
+        """Every waypoint reached and the reference finished."""
+        return self.completion_time is not None
+
+    def command(self, time: float) -> None:
+        """Set the drone's setpoint for the reference at ``time`` [s]."""
+        point = self.trajectory.evaluate(time)
+        self._reference = point.position
+        x, y, z = point.position
+        if self.feed_forward:
+            self.drone.set_flat_reference(FlatReference(
+                position=point.position, velocity=point.velocity,
+                acceleration=point.acceleration, jerk=point.jerk, snap=point.snap,
+                yaw=point.yaw, yaw_rate=point.yaw_rate, yaw_acceleration=point.yaw_acceleration))
+        else:
+            x, y, z = point.position + self._lead * point.velocity
+            self.drone.set_setpoint(np.array((x, y, point.yaw, z)))
+
+    def record(self, time: float) -> float:
+        """Log this step, update waypoint progress; return the position error [m]."""
+        drone = self.drone
+        position = drone.state[3]
+        error = float(np.linalg.norm(position - self._reference))
+        while self.reached < len(self.targets) and np.linalg.norm(
+                position - self.targets[self.reached]) <= self.tolerance:
+            self.reached += 1
+        if self.completion_time is None and self.reached == len(self.targets) and \
+                time >= self.duration:
+            self.completion_time = time
+        setpoint = drone.setpoint if drone.setpoint.shape == (4,) else np.full(4, math.nan)
+        self.log.append(time, drone.state, self._reference, setpoint, drone.aux_state, error)
+        return error

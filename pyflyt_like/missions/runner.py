@@ -1,0 +1,153 @@
+"""Running a mission: build the aviary, fly every vehicle's pilot, report the result."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..core import Aviary
+from ..core.utils.validation import NumericalError
+from .flight_log import FlightLog
+from .mission import Mission, MissionError
+from .pilots import TrajectoryPilot
+
+CRASH_GRACE = 1.0  # s: contacts before this (take-off from the ground) are not crashes
+DEFAULT_MODELS = {"quadx": None, "multirotor": "crazyflie21", "fixedwing": None}
+
+
+@dataclass
+class VehicleResult:
+    """How one vehicle did."""
+
+    name: str
+    type: str
+    controller: str
+    waypoints_total: int
+    waypoints_reached: int
+    completion_time: float | None
+    rms_error: float
+    max_error: float
+    collisions: int
+    crashed: bool
+
+
+@dataclass
+class MissionResult:
+    """What :func:`run_mission` returns: per-vehicle results, logs and written files."""
+
+    mission: str
+    completed: bool
+    duration: float
+    vehicles: list[VehicleResult]
+    logs: list[FlightLog]
+    files: list[Path] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        """0 when every vehicle reached every waypoint without crashing, else 1."""
+        return 0 if self.completed else 1
+
+    def summary(self) -> dict[str, Any]:
+        """The summary as plain data (what summary.json holds)."""
+        return {"mission": self.mission, "completed": self.completed,
+                "duration": self.duration, "vehicles": [vars(v).copy() for v in self.vehicles]}
+
+
+def _pilot(spec, drone, mission: Mission):
+    tolerance = spec.arrival_tolerance or mission.arrival_tolerance
+    if spec.type == "fixedwing":
+        from .fixedwing_pilot import GuidancePilot  # needs the guidance module
+        return GuidancePilot(spec, drone, tolerance)
+    return TrajectoryPilot(spec, drone, tolerance)
+
+
+def build_aviary(mission: Mission, gui: bool = False, seed: int = 0) -> Aviary:
+    """An Aviary with the mission's vehicles at their start poses."""
+    options = []
+    for spec in mission.vehicles:
+        option: dict[str, Any] = {}
+        model = spec.model or DEFAULT_MODELS[spec.type]
+        if model is not None:
+            option["drone_model"] = model
+        if spec.type == "multirotor":
+            option["position_controller"] = spec.controller
+        options.append(option)
+    wind = mission.wind or {}
+    try:
+        return Aviary(start_pos=np.array([s.start_position for s in mission.vehicles]),
+                      start_orn=np.array([s.start_orientation for s in mission.vehicles]),
+                      drone_type=[s.type for s in mission.vehicles], drone_options=options,
+                      wind_type=wind.get("type"), wind_options=wind.get("options"),
+                      render=gui, physics_hz=mission.physics_hz, seed=seed)
+    except (ValueError, TypeError, FileNotFoundError) as error:
+        raise MissionError(f"{mission.source}: {error}") from None
+
+
+def run_mission(mission: Mission, output_dir: str | Path | None = None, gui: bool = False,
+                seed: int = 0, progress: Callable[[float, float], None] | None = None
+                ) -> MissionResult:
+    """Fly ``mission`` headless (or with ``gui``); write reports to ``output_dir`` if given.
+
+    Args:
+        mission: a validated mission.
+        output_dir: folder for log_<vehicle>.csv, summary.json and PNG plots; None: none.
+        gui: watch it in PyBullet's window.
+        seed: random seed of the aviary.
+        progress: called as ``progress(elapsed_s, limit_s)`` after every step.
+
+    Raises:
+        MissionError: the mission cannot be flown as given (e.g. its duration limit is
+            shorter than the time its trajectories need).
+    """
+    with build_aviary(mission, gui=gui, seed=seed) as aviary:
+        pilots = [_pilot(spec, drone, mission) for spec, drone in
+                  zip(mission.vehicles, aviary.drones)]
+        needed = max(p.duration for p in pilots)
+        if needed > mission.duration_limit:
+            raise MissionError(f"{mission.source}: duration_limit {mission.duration_limit:g} s "
+                               f"is shorter than the {needed:.1f} s the waypoints need at "
+                               "the requested speeds")
+        crashed = [False] * len(pilots)
+        collisions = [0] * len(pilots)
+        touching = [False] * len(pilots)
+        ids = [d.Id for d in aviary.drones]
+        time = 0.0
+        while time < mission.duration_limit and not all(
+                p.done or c for p, c in zip(pilots, crashed)):
+            for pilot, dead in zip(pilots, crashed):
+                if not dead:
+                    pilot.command(time)
+            try:
+                aviary.step()
+            except NumericalError:
+                crashed = [True] * len(pilots)
+                break
+            time = aviary.elapsed_time
+            for i, pilot in enumerate(pilots):
+                pilot.record(time)
+                contact = bool(aviary.contact_array[ids[i]].any())
+                if contact and not touching[i] and time > CRASH_GRACE:
+                    collisions[i] += 1
+                    crashed[i] = True
+                touching[i] = contact
+            if progress is not None:
+                progress(time, mission.duration_limit)
+        results = []
+        for pilot, spec, crash, hits in zip(pilots, mission.vehicles, crashed, collisions):
+            errors = np.array(pilot.log.errors) if pilot.log.errors else np.zeros(1)
+            results.append(VehicleResult(
+                name=spec.name, type=spec.type, controller=spec.controller,
+                waypoints_total=len(spec.waypoints), waypoints_reached=pilot.reached,
+                completion_time=pilot.completion_time,
+                rms_error=float(np.sqrt(np.mean(errors**2))), max_error=float(errors.max()),
+                collisions=hits, crashed=crash))
+        completed = all(r.completion_time is not None and not r.crashed for r in results)
+        result = MissionResult(mission.name, completed, time, results, [p.log for p in pilots])
+    if output_dir is not None:
+        from .report import write_outputs
+        result.files = write_outputs(result.logs, result.summary(), Path(output_dir))
+    return result
