@@ -17,6 +17,8 @@ from .mission import MissionError, VehicleSpec
 from .trajectory import MinimumSnapTrajectory
 
 SETPOINT_NAMES = ("sp_x", "sp_y", "sp_yaw", "sp_z")
+CORNER_ANGLE = math.radians(45.0)  # turns sharper than this stop at the waypoint
+CORNER_PAUSE = 1e-3  # s: the shortest hold, making the waypoint a rest point
 
 
 class TrajectoryPilot:
@@ -42,6 +44,15 @@ class TrajectoryPilot:
             yaws.append(yaws[-1] if waypoint.yaw is None else waypoint.yaw)
         speeds = [w.speed or spec.speed for w in spec.waypoints]
         holds = [0.0] + [w.hold for w in spec.waypoints]
+        # Minimum snap is free to overshoot between waypoints when the path turns sharply
+        # and segment lengths differ (a climb then a long leg can overshoot by metres), so
+        # the vehicle comes to rest at corners sharper than CORNER_ANGLE.
+        legs = np.diff(points, axis=0)
+        for i in range(1, len(points) - 1):
+            before, after = legs[i - 1], legs[i]
+            cosine = before @ after / (np.linalg.norm(before) * np.linalg.norm(after))
+            if cosine < math.cos(CORNER_ANGLE):
+                holds[i] = max(holds[i], CORNER_PAUSE)
         self.trajectory = MinimumSnapTrajectory(points, speed=np.array(speeds),
                                                 yaw=np.array(yaws), hold_times=np.array(holds))
         self.targets = points[1:]
