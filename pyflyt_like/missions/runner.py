@@ -88,8 +88,8 @@ def build_aviary(mission: Mission, gui: bool = False, seed: int = 0) -> Aviary:
 
 
 def run_mission(mission: Mission, output_dir: str | Path | None = None, gui: bool = False,
-                seed: int = 0, progress: Callable[[float, float], None] | None = None
-                ) -> MissionResult:
+                seed: int = 0, progress: Callable[[float, float], None] | None = None,
+                video: str | Path | None = None) -> MissionResult:
     """Fly ``mission`` headless (or with ``gui``); write reports to ``output_dir`` if given.
 
     Args:
@@ -98,6 +98,7 @@ def run_mission(mission: Mission, output_dir: str | Path | None = None, gui: boo
         gui: watch it in PyBullet's window.
         seed: random seed of the aviary.
         progress: called as ``progress(elapsed_s, limit_s)`` after every step.
+        video: write a chase-camera MP4 of the first vehicle here (needs the video extra).
 
     Raises:
         MissionError: the mission cannot be flown as given (e.g. its duration limit is
@@ -115,6 +116,10 @@ def run_mission(mission: Mission, output_dir: str | Path | None = None, gui: boo
         collisions = [0] * len(pilots)
         touching = [False] * len(pilots)
         ids = [d.Id for d in aviary.drones]
+        recorder = None
+        if video is not None:
+            from .video import VideoRecorder
+            recorder = VideoRecorder(aviary, aviary.drones[0])
         time = 0.0
         while time < mission.duration_limit and not all(
                 p.done or c for p, c in zip(pilots, crashed)):
@@ -134,6 +139,8 @@ def run_mission(mission: Mission, output_dir: str | Path | None = None, gui: boo
                     collisions[i] += 1
                     crashed[i] = True
                 touching[i] = contact
+            if recorder is not None:
+                recorder.capture()
             if progress is not None:
                 progress(time, mission.duration_limit)
         results = []
@@ -147,7 +154,9 @@ def run_mission(mission: Mission, output_dir: str | Path | None = None, gui: boo
                 collisions=hits, crashed=crash))
         completed = all(r.completion_time is not None and not r.crashed for r in results)
         result = MissionResult(mission.name, completed, time, results, [p.log for p in pilots])
+        if recorder is not None:
+            result.files.append(recorder.write(video))
     if output_dir is not None:
         from .report import write_outputs
-        result.files = write_outputs(result.logs, result.summary(), Path(output_dir))
+        result.files += write_outputs(result.logs, result.summary(), Path(output_dir))
     return result
