@@ -15,7 +15,7 @@ class FlightLog:
 
     Attributes:
         vehicle: the vehicle's name.
-        setpoint_names: names of the setpoint columns (e.g. ``x_ref, y_ref, yaw_ref, z_ref``).
+        setpoint_names: names of the setpoint columns (e.g. ``sp_x, sp_y, sp_yaw, sp_z``).
         actuator_names: names of the actuator command columns (e.g. ``rotor0`` ...).
         times: [s]; states: (12,) rows in ``STATE_COLUMNS`` order; references: (3,) reference
         positions [m]; setpoints; actuators; errors: position error to the reference [m].

@@ -9,6 +9,7 @@ documented in docs/missions.md.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,7 +64,7 @@ class Mission:
     duration_limit: float = 60.0
     arrival_tolerance: float = 0.2
     wind: dict[str, Any] | None = None
-    source: str = field(default="<dict>", compare=False)
+    source: str = field(default="mission", compare=False)
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> Mission:
@@ -81,7 +82,7 @@ class Mission:
         return cls.from_dict(data, source=str(path))
 
     @classmethod
-    def from_dict(cls, data: Any, source: str = "<dict>") -> Mission:
+    def from_dict(cls, data: Any, source: str = "mission") -> Mission:
         """Validate a mission given as plain data (as parsed from YAML)."""
         prefix = f"{source}: "
         try:
@@ -95,7 +96,10 @@ def _parse(data: Any, source: str) -> Mission:
         raise MissionError("a mission must be a mapping with a 'vehicles' list")
     _only(data, "mission", ("name", "vehicles", "physics_hz", "duration_limit",
                             "arrival_tolerance", "wind"))
-    name = str(data.get("name", Path(source).stem))
+    name = data.get("name", Path(source).stem)
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name):
+        raise MissionError(f"name must be letters, digits, '_', '-' or '.' (it names the output "
+                           f"folder), got {name!r}")
     physics_hz = data.get("physics_hz", 240)
     if isinstance(physics_hz, bool) or not isinstance(physics_hz, int) or physics_hz <= 0:
         raise MissionError(f"physics_hz must be a positive integer, got {physics_hz!r}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +16,6 @@ from .flight_log import FlightLog
 from .mission import Mission, MissionError
 from .pilots import TrajectoryPilot
 
-CRASH_GRACE = 1.0  # s: contacts before this (take-off from the ground) are not crashes
 DEFAULT_MODELS = {"quadx": None, "multirotor": "crazyflie21", "fixedwing": None}
 
 
@@ -85,6 +85,9 @@ def build_aviary(mission: Mission, gui: bool = False, seed: int = 0) -> Aviary:
                       render=gui, physics_hz=mission.physics_hz, seed=seed)
     except (ValueError, TypeError, FileNotFoundError) as error:
         raise MissionError(f"{mission.source}: {error}") from None
+    except KeyError as error:  # a model folder of another vehicle family
+        raise MissionError(f"{mission.source}: a vehicle's model lacks the {error} section of "
+                           "its type (is the model of another vehicle family?)") from None
 
 
 def run_mission(mission: Mission, output_dir: str | Path | None = None, gui: bool = False,
@@ -105,16 +108,22 @@ def run_mission(mission: Mission, output_dir: str | Path | None = None, gui: boo
             shorter than the time its trajectories need).
     """
     with build_aviary(mission, gui=gui, seed=seed) as aviary:
-        pilots = [_pilot(spec, drone, mission) for spec, drone in
-                  zip(mission.vehicles, aviary.drones)]
+        try:
+            pilots = [_pilot(spec, drone, mission) for spec, drone in
+                      zip(mission.vehicles, aviary.drones)]
+        except (MissionError, ValueError) as error:
+            raise MissionError(f"{mission.source}: {error}") from None
         needed = max(p.duration for p in pilots)
         if needed > mission.duration_limit:
             raise MissionError(f"{mission.source}: duration_limit {mission.duration_limit:g} s "
-                               f"is shorter than the {needed:.1f} s the waypoints need at "
-                               "the requested speeds")
+                               f"is shorter than the {math.ceil(needed * 100) / 100:.2f} s the "
+                               "waypoints need at the requested speeds")
         crashed = [False] * len(pilots)
         collisions = [0] * len(pilots)
         touching = [False] * len(pilots)
+        # A vehicle starting on the ground may touch it until it first lifts off; after
+        # that (or from the start, when spawned in the air) any contact is a crash.
+        airborne = [False] * len(pilots)
         ids = [d.Id for d in aviary.drones]
         recorder = None
         if video is not None:
@@ -135,9 +144,10 @@ def run_mission(mission: Mission, output_dir: str | Path | None = None, gui: boo
             for i, pilot in enumerate(pilots):
                 pilot.record(time)
                 contact = bool(aviary.contact_array[ids[i]].any())
-                if contact and not touching[i] and time > CRASH_GRACE:
+                if contact and not touching[i] and airborne[i]:
                     collisions[i] += 1
                     crashed[i] = True
+                airborne[i] = airborne[i] or not contact
                 touching[i] = contact
             if recorder is not None:
                 recorder.capture()

@@ -49,7 +49,7 @@ def test_a_crash_is_reported_and_fails_the_mission():
 def test_unreachable_duration_is_refused_before_flying():
     data = yaml.safe_load(DEFAULT_MISSION_YAML)
     data["duration_limit"] = 3.0
-    with pytest.raises(MissionError, match="duration_limit 3 s is shorter"):
+    with pytest.raises(MissionError, match=r"duration_limit 3 s is shorter than the \d+\.\d\d s"):
         run_mission(Mission.from_dict(data))
 
 
@@ -58,3 +58,20 @@ def test_unknown_model_is_a_mission_error():
     data["vehicles"][1]["model"] = "nosuchcopter"
     with pytest.raises(MissionError, match="nosuchcopter"):
         run_mission(Mission.from_dict(data))
+
+
+def test_an_early_crash_from_the_air_counts():
+    mission = Mission.from_dict({
+        "name": "early", "duration_limit": 10,
+        "vehicles": [{"name": "q", "type": "quadx", "start": {"position": [0, 0, 0.3]},
+                      "speed": 2.0, "waypoints": [[0.5, 0, -1.0], [1, 0, 1]]}]})
+    result = run_mission(mission)
+    assert result.vehicles[0].crashed and result.duration < 5.0
+
+
+def test_mission_names_must_be_folder_safe():
+    data = yaml.safe_load(DEFAULT_MISSION_YAML)
+    for bad in (None, "../../x", "a/b", ""):
+        data["name"] = bad
+        with pytest.raises(MissionError, match="name must be"):
+            Mission.from_dict(data)
