@@ -184,7 +184,27 @@ class Command:
     run: Callable[[argparse.Namespace], int]
 
 
+def _add_fly_arguments(parser: argparse.ArgumentParser) -> None:
+    from .missions.command import add_arguments
+    add_arguments(parser)
+
+
+def _run_fly(args: argparse.Namespace) -> int:
+    from .missions.command import run
+
+    if args.gui:
+        return run(args, UsageError, CommandError, sys.stdout, sys.stderr)
+    # PyBullet's C code prints a banner on every connection: hide the process's own
+    # stdout/stderr while flying and report through duplicates of them.
+    sys.stdout.flush()
+    with os.fdopen(os.dup(1), "w") as out, os.fdopen(os.dup(2), "w") as err:
+        with _quiet_native_output():
+            return run(args, UsageError, CommandError, out, err)
+
+
 COMMANDS: tuple[Command, ...] = (
+    Command("fly", "fly a waypoint mission file (or the bundled one) and write its report",
+            _add_fly_arguments, _run_fly),
     Command("demo", "fly a QuadX through four waypoints (headless unless --gui) and report",
             _add_demo_arguments, _run_demo),
 )

@@ -60,8 +60,8 @@ class MissionResult:
 def _pilot(spec, drone, mission: Mission):
     tolerance = spec.arrival_tolerance or mission.arrival_tolerance
     if spec.type == "fixedwing":
-        from .fixedwing_pilot import GuidancePilot  # needs the guidance module
-        return GuidancePilot(spec, drone, tolerance)
+        raise MissionError(f"vehicle {spec.name!r}: fixed-wing missions (L1 guidance) are not "
+                           "available yet; fly rotorcraft (quadx, multirotor)")
     return TrajectoryPilot(spec, drone, tolerance)
 
 
