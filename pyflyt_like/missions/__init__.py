@@ -1,6 +1,17 @@
-"""Missions: trajectory generation (minimum snap) for waypoint missions."""
+"""Waypoint missions: mission files, minimum-snap trajectories, the runner, reports."""
 
+from .flight_log import FlightLog
+from .mission import Mission, MissionError, VehicleSpec, Waypoint
 from .piecewise_polynomial import PiecewisePolynomial, solve_minimum_derivative
+from .report import (
+    ReportError,
+    format_summary_table,
+    write_flight_log,
+    write_outputs,
+    write_plots,
+    write_summary,
+)
+from .runner import MissionResult, VehicleResult, run_mission
 from .trajectory import (
     DEFAULT_MIN_SEGMENT_DURATION,
     MinimumSnapTrajectory,
@@ -11,6 +22,20 @@ from .trajectory import (
 
 __all__ = [
     "DEFAULT_MIN_SEGMENT_DURATION",
+    "FlightLog",
+    "Mission",
+    "MissionError",
+    "MissionResult",
+    "ReportError",
+    "VehicleResult",
+    "VehicleSpec",
+    "Waypoint",
+    "format_summary_table",
+    "run_mission",
+    "write_flight_log",
+    "write_outputs",
+    "write_plots",
+    "write_summary",
     "MinimumSnapTrajectory",
     "PiecewisePolynomial",
     "TrajectoryPoint",

@@ -168,5 +168,7 @@ def run_mission(mission: Mission, output_dir: str | Path | None = None, gui: boo
             result.files.append(recorder.write(video))
     if output_dir is not None:
         from .report import write_outputs
-        result.files += write_outputs(result.logs, result.summary(), Path(output_dir))
+        waypoints = [np.array([w.position for w in spec.waypoints]) for spec in mission.vehicles]
+        result.files += write_outputs(result.logs, result.summary(), Path(output_dir),
+                                      waypoints=waypoints)
     return result
