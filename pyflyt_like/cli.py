@@ -234,6 +234,8 @@ def _with_default_command(argv: list[str]) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``pyflyt-like`` with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    with _quiet_native_output():  # pybullet prints a banner on import
+        import pybullet  # noqa: F401
     parser = build_parser()
     try:
         args = parser.parse_args(_with_default_command(argv))
