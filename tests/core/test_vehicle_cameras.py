@@ -7,7 +7,8 @@ from pyflyt_like.core import Aviary
 
 
 @pytest.mark.parametrize("drone_type, z", [("quadx", 1.0), ("fixedwing", 20.0),
-                                          ("quadplane", 1.0), ("rocket", 10.0)])
+                                          ("quadplane", 1.0), ("rocket", 10.0),
+                                          ("multirotor", 1.0)])
 def test_vehicle_camera_images(drone_type, z):
     options = dict(use_camera=True, camera_resolution=(24, 32), camera_fps=30)
     with Aviary(np.array([[0.0, 0.0, z]]), np.zeros((1, 3)), drone_type=drone_type,

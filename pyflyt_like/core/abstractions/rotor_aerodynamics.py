@@ -25,6 +25,7 @@ import pybullet
 from ..utils.validation import as_float_array, check_positive_float
 
 RPM_TO_RAD_S = 2.0 * math.pi / 60.0
+MIN_PLUME_WIDTH = 0.01  # m, floor of the downwash width beta
 
 
 def ground_effect_gain(heights: np.ndarray, prop_radius: float, coefficient: float,
@@ -41,7 +42,9 @@ def downwash_force(delta_xy: float, delta_z: float, prop_radius: float,
         return 0.0
     c1, c2, c3 = coefficients
     alpha = c1 * (prop_radius / (4.0 * delta_z)) ** 2
-    beta = c2 * delta_z + c3
+    # The fitted width c2 dz + c3 crosses zero near dz = 0.69 m (cf2x coefficients); keep it
+    # positive so close drones get a narrow, finite plume instead of 0/0.
+    beta = max(c2 * delta_z + c3, MIN_PLUME_WIDTH)
     return -alpha * math.exp(-0.5 * (delta_xy / beta) ** 2)
 
 

@@ -7,13 +7,15 @@ in the body frame and spins ``s`` (+1 counter-clockwise), the wrench of squared 
 
 ``allocate`` solves ``B u = w`` by the pseudo-inverse when the result respects the rotor
 limits (a quadrotor's B is square: exactly ``B^-1``). When it does not, attitude is kept
-before altitude, the way PX4's mixer prioritises it: the squared speeds are written as
-``u = s u_tau + c u_1``, the torque part ``u_tau = B^+ [0, tau]`` scaled by ``s`` in [0, 1]
-and the collective part ``u_1 = B^+ [1, 0, 0, 0]`` by ``c`` newtons. The largest ``s`` for
-which some ``c`` keeps every rotor within its limits is found by bisection (the feasible
-``s`` form an interval from 0, as the limits are linear in ``s`` and ``c``), then ``c`` is
-the feasible value closest to the commanded thrust. The torque keeps its direction, and no
-rotor speed ever leaves its limits.
+before altitude and roll/pitch before yaw, the way PX4's mixer prioritises them: the
+squared speeds are written as ``u = s_rp u_rp + s_y u_y + c u_1``, with the roll/pitch part
+``u_rp = B^+ [0, tx, ty, 0]``, the yaw part ``u_y = B^+ [0, 0, 0, tz]`` and the collective
+part ``u_1 = B^+ [1, 0, 0, 0]``. The largest yaw scale ``s_y`` in [0, 1] with full roll and
+pitch for which some ``c`` keeps every rotor within its limits is found by bisection (the
+feasible scales form an interval from 0, as the limits are linear); only if even zero yaw
+does not fit is the roll/pitch part scaled the same way. Then ``c`` is the feasible value
+closest to the commanded thrust. Roll/pitch keep their direction, and no rotor speed ever
+leaves its limits.
 """
 
 from __future__ import annotations
@@ -62,23 +64,36 @@ class Allocator:
         upper = np.min((self.high - torque_part) / self._collective)
         return lower, upper
 
+    def _largest_scale(self, fixed: np.ndarray, scaled: np.ndarray) -> float:
+        """Largest s in [0, 1] for which ``fixed + s scaled`` fits with some collective."""
+        lower, upper = self._collective_range(fixed + scaled)
+        if lower <= upper:
+            return 1.0
+        lower, upper = self._collective_range(fixed)
+        if lower > upper:
+            return 0.0
+        low, high = 0.0, 1.0
+        for _ in range(BISECTION_STEPS):
+            middle = 0.5 * (low + high)
+            lower, upper = self._collective_range(fixed + middle * scaled)
+            low, high = (middle, high) if lower <= upper else (low, middle)
+        return low
+
     def allocate(self, wrench: np.ndarray) -> np.ndarray:
         """Return (n,) rotor speeds for ``wrench`` = [thrust N, tau_x, tau_y, tau_z N m]."""
         squared = self.pseudo_inverse @ wrench
         self.saturated = bool(np.any(squared < self.low) or np.any(squared > self.high))
         if self.saturated:
-            torque_part = self.pseudo_inverse[:, 1:] @ wrench[1:]
+            tilt_part = self.pseudo_inverse[:, 1:3] @ wrench[1:3]
+            yaw_part = self.pseudo_inverse[:, 3] * wrench[3]
+            # Yaw gives way first (it matters least for staying upright), then roll and
+            # pitch together, keeping their direction.
+            yaw_scale = self._largest_scale(tilt_part, yaw_part)
+            tilt_scale = 1.0 if yaw_scale > 0.0 else self._largest_scale(np.zeros_like(
+                tilt_part), tilt_part)
+            torque_part = tilt_scale * tilt_part + yaw_scale * yaw_part
             lower, upper = self._collective_range(torque_part)
-            scale = 1.0
-            if lower > upper:
-                low_s, high_s = 0.0, 1.0
-                for _ in range(BISECTION_STEPS):
-                    middle = 0.5 * (low_s + high_s)
-                    lower, upper = self._collective_range(middle * torque_part)
-                    low_s, high_s = (middle, high_s) if lower <= upper else (low_s, middle)
-                scale = low_s
-                lower, upper = self._collective_range(scale * torque_part)
             thrust = min(max(wrench[0], lower), upper)
-            squared = scale * torque_part + thrust * self._collective
+            squared = torque_part + thrust * self._collective
             np.clip(squared, self.low, self.high, out=squared)
         return np.sqrt(squared)

@@ -35,7 +35,8 @@ class Multirotor(DroneClass):
         0 body rates p, q, r [rad/s] + collective thrust [N] [4];
         1 attitude roll, pitch, yaw [rad] + collective thrust [N] [4];
         2 collective thrust [N] + body torques [N m] [4];
-        7 x, y, yaw, z as QuadX mode 7, flown by the geometric controller [4].
+        7 x, y, yaw, z as QuadX mode 7, flown by the geometric controller (default) or the
+          PID cascade (``position_controller="pid"``) [4].
     Modes 0-2 and 7 allocate through :class:`~pyflyt_like.core.control.allocation.Allocator`
     (attitude before thrust when rotors saturate). ``set_propellers_rpm`` sets mode -1.
 
