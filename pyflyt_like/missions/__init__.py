@@ -1,6 +1,7 @@
 """Waypoint missions: mission files, minimum-snap trajectories, the runner, reports."""
 
 from .flight_log import FlightLog
+from .guidance import FixedwingGuidance, GuidanceGains, leg_errors, passed
 from .mission import Mission, MissionError, VehicleSpec, Waypoint
 from .piecewise_polynomial import PiecewisePolynomial, solve_minimum_derivative
 from .report import (
@@ -22,7 +23,9 @@ from .trajectory import (
 
 __all__ = [
     "DEFAULT_MIN_SEGMENT_DURATION",
+    "FixedwingGuidance",
     "FlightLog",
+    "GuidanceGains",
     "Mission",
     "MissionError",
     "MissionResult",
@@ -31,6 +34,8 @@ __all__ = [
     "VehicleSpec",
     "Waypoint",
     "format_summary_table",
+    "leg_errors",
+    "passed",
     "run_mission",
     "write_flight_log",
     "write_outputs",

@@ -114,3 +114,76 @@ class TrajectoryPilot:
         setpoint = drone.setpoint if drone.setpoint.shape == (4,) else np.full(4, math.nan)
         self.log.append(time, drone.state, self._reference, setpoint, drone.aux_state, error)
         return error
+
+
+class GuidancePilot:
+    """Flies a fixed-wing leg by leg with L1 guidance on its attitude-hold mode (mode 1).
+
+    Leg i runs from waypoint i-1 (the spawn point for the first) to waypoint i; a waypoint is
+    reached when the aircraft is within the tolerance of it or has passed the plane through
+    it perpendicular to the leg (see :func:`~.guidance.passed`). The tracking error is the
+    distance to the current leg. Cruise speed and trim come from the model's YAML
+    ``guidance`` section; the vehicle's ``speed`` or a waypoint's ``speed`` overrides the
+    cruise speed.
+    """
+
+    def __init__(self, spec: VehicleSpec, drone, tolerance: float):
+        from .guidance import FixedwingGuidance
+
+        trim = drone.params.get("guidance")
+        if trim is None:
+            raise MissionError(f"vehicle {spec.name!r}: model {drone.drone_model!r} has no "
+                               "guidance section (cruise_speed, trim_pitch, trim_throttle)")
+        self.spec, self.drone, self.tolerance = spec, drone, tolerance
+        self.guidance = FixedwingGuidance(float(trim["cruise_speed"]), float(trim["trim_pitch"]),
+                                          float(trim["trim_throttle"]), drone.control_period)
+        self.points = np.array([spec.start_position] + [w.position for w in spec.waypoints])
+        self.speeds = [w.speed for w in spec.waypoints]
+        self.targets = self.points[1:]
+        self.reached = 0
+        self.completion_time: float | None = None
+        self.log = FlightLog(spec.name, ("sp_roll", "sp_pitch", "sp_yaw_rate", "sp_throttle"),
+                             ("left_aileron", "right_aileron", "elevator", "rudder", "flaps",
+                              "throttle"))
+        drone.set_mode(1)
+        lengths = np.linalg.norm(np.diff(self.points, axis=0), axis=1)
+        self._duration = float(lengths.sum() / float(trim["cruise_speed"]))
+        self._setpoint = np.zeros(4)
+
+    @property
+    def duration(self) -> float:
+        """Time the legs take at cruise speed [s] (the duration check uses it)."""
+        return self._duration
+
+    @property
+    def done(self) -> bool:
+        """Every waypoint passed."""
+        return self.completion_time is not None
+
+    def command(self, time: float) -> None:
+        """Set the attitude-hold setpoint toward the current leg."""
+        leg = min(self.reached, len(self.targets) - 1)
+        drone = self.drone
+        self._setpoint = self.guidance.step(drone.state[3], drone.world_velocity,
+                                            drone.state[1, 2], self.points[leg],
+                                            self.points[leg + 1], speed=self.speeds[leg])
+        drone.set_setpoint(self._setpoint)
+
+    def record(self, time: float) -> float:
+        """Log this step and update waypoint progress; return the cross-track error [m]."""
+        from .guidance import leg_errors, passed
+
+        drone = self.drone
+        position = drone.state[3]
+        leg = min(self.reached, len(self.targets) - 1)
+        _, cross = leg_errors(position, self.points[leg], self.points[leg + 1])
+        error = float(abs(cross))
+        if self.reached < len(self.targets) and passed(position, self.points[leg],
+                                                       self.points[leg + 1], self.tolerance):
+            self.reached += 1
+            self.guidance.reset()
+        if self.completion_time is None and self.reached == len(self.targets):
+            self.completion_time = time
+        self.log.append(time, drone.state, self.points[leg + 1], self._setpoint,
+                        drone.aux_state, error)
+        return error

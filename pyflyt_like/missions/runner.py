@@ -14,7 +14,7 @@ from ..core import Aviary
 from ..core.utils.validation import NumericalError
 from .flight_log import FlightLog
 from .mission import Mission, MissionError
-from .pilots import TrajectoryPilot
+from .pilots import GuidancePilot, TrajectoryPilot
 
 DEFAULT_MODELS = {"quadx": None, "multirotor": "crazyflie21", "fixedwing": None}
 
@@ -60,8 +60,7 @@ class MissionResult:
 def _pilot(spec, drone, mission: Mission):
     tolerance = spec.arrival_tolerance or mission.arrival_tolerance
     if spec.type == "fixedwing":
-        raise MissionError(f"vehicle {spec.name!r}: fixed-wing missions (L1 guidance) are not "
-                           "available yet; fly rotorcraft (quadx, multirotor)")
+        return GuidancePilot(spec, drone, tolerance)
     return TrajectoryPilot(spec, drone, tolerance)
 
 
