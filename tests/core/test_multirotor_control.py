@@ -90,3 +90,19 @@ def test_flat_reference_validation():
     with pytest.raises(ValueError, match="position_controller"):
         Aviary(np.array([[0.0, 0.0, 1.0]]), np.zeros((1, 3)), drone_type="multirotor",
                drone_options=dict(position_controller="lqr"))
+
+
+@pytest.mark.parametrize("model", ["racer", "hexarotor", "crazyflie21"])
+def test_a_large_yaw_step_stays_level(model):
+    with Aviary(np.array([[0.0, 0.0, 2.0]]), np.zeros((1, 3)), drone_type="multirotor", seed=0,
+                drone_options=dict(drone_model=model)) as aviary:
+        drone = aviary.drones[0]
+        aviary.set_mode(7)
+        aviary.set_setpoint(0, [0.0, 0.0, 1.5, 2.0])
+        tilt = 0.0
+        for _ in range(4 * drone.control_hz):
+            aviary.step()
+            tilt = max(tilt, float(np.abs(drone.state[1, :2]).max()))
+        assert tilt < 0.05  # yaw gives way in saturation; roll and pitch stay put
+        assert drone.state[1, 2] == pytest.approx(1.5, abs=0.15)
+        assert np.linalg.norm(drone.state[3] - [0.0, 0.0, 2.0]) < 0.05
