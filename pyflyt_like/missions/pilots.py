@@ -13,6 +13,7 @@ import numpy as np
 
 from ..core.control.flatness import FlatReference
 from .flight_log import FlightLog
+from .guidance import FixedwingGuidance, leg_errors, passed
 from .mission import MissionError, VehicleSpec
 from .trajectory import MinimumSnapTrajectory
 
@@ -128,8 +129,6 @@ class GuidancePilot:
     """
 
     def __init__(self, spec: VehicleSpec, drone, tolerance: float):
-        from .guidance import FixedwingGuidance
-
         trim = drone.params.get("guidance")
         if trim is None:
             raise MissionError(f"vehicle {spec.name!r}: model {drone.drone_model!r} has no "
@@ -171,8 +170,6 @@ class GuidancePilot:
 
     def record(self, time: float) -> float:
         """Log this step and update waypoint progress; return the cross-track error [m]."""
-        from .guidance import leg_errors, passed
-
         drone = self.drone
         position = drone.state[3]
         leg = min(self.reached, len(self.targets) - 1)

@@ -14,8 +14,8 @@ from ..abstractions.motors import Motors
 from ..abstractions.pid import PID
 from ..abstractions.rotor_aerodynamics import RPM_TO_RAD_S, RotorAerodynamics
 from ..control.allocation import Allocator, actuation_matrix
-from ..control.flatness import FlatReference, vee
-from ..control.geometric import GeometricController
+from ..control.flatness import FlatReference
+from ..control.geometric import GeometricController, attitude_error, rotation_from_euler
 from ..control.multirotor_cascade import MultirotorCascade
 from ..utils.loading import MODELS_DIR, load_yaml
 from ..utils.multirotor_urdf import write_multirotor_urdf
@@ -265,10 +265,9 @@ class Multirotor(DroneClass):
 
     def _attitude_rates(self, angles: np.ndarray) -> np.ndarray:
         """Body-rate setpoint from the rotation error to Euler ``angles`` (roll, pitch, yaw)."""
-        desired = np.array(pybullet.getMatrixFromQuaternion(
-            pybullet.getQuaternionFromEuler(angles.tolist()))).reshape(3, 3)
+        desired = rotation_from_euler(angles)
         rotation = self.rotation_matrix
-        error = 0.5 * vee(desired.T @ rotation - rotation.T @ desired)
+        error = attitude_error(rotation, desired)
         return np.clip(-self.angle_kp * error, -self.rate_limits, self.rate_limits)
 
     def position_wrench(self, setpoint: np.ndarray) -> np.ndarray:
