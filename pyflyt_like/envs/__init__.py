@@ -1,0 +1,11 @@
+"""Gymnasium tasks (registered as ``pyflyt_like/<Name>-v0`` on import) and PettingZoo scenes."""
+
+from gymnasium.envs.registration import register
+
+TASKS = {
+    "QuadX-Hover": "quadx_hover_env:QuadXHoverEnv",
+    "QuadX-Waypoints": "quadx_waypoints_env:QuadXWaypointsEnv",
+}
+
+for _name, _entry_point in TASKS.items():
+    register(id=f"pyflyt_like/{_name}-v0", entry_point=f"pyflyt_like.envs.{_entry_point}")
