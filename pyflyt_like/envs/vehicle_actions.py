@@ -53,6 +53,14 @@ class ActionMapping:
         """Return the (k,) setpoint for a normalised (k,) action (clipped to the space)."""
         return self._offset + self._scale * np.clip(action, self.space.low, self.space.high)
 
+    def to_action(self, setpoint) -> np.ndarray:
+        """Return the normalised (k,) action that commands ``setpoint`` (clipped to the space).
+
+        Scripted pilots use it to act in physical units, e.g. a mode-7 position target.
+        """
+        action = (np.asarray(setpoint, dtype=np.float64) - self._offset) / self._scale
+        return np.clip(action, self.space.low, self.space.high)
+
 
 def quadx_action_mapping(flight_mode: int, flight_dome_size: float) -> ActionMapping:
     """Action meaning for a QuadX in ``flight_mode`` (-1..7); position limits follow the dome."""
