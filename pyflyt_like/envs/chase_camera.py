@@ -1,11 +1,12 @@
-"""Rendering for the envs: render-mode checks and the headless chase camera of rgb_array."""
+"""Rendering for the envs: the render-mode check and the headless chase camera of rgb_array."""
 
 from __future__ import annotations
 
-from ..core.abstractions.camera import Camera
+from ..core.abstractions.camera import make_chase_camera
 
 RENDER_MODES = ("human", "rgb_array")
-RENDER_FOV_DEGREES = 60.0  # vertical field of view of rgb_array frames
+
+__all__ = ["RENDER_MODES", "check_render_mode", "make_chase_camera"]
 
 
 def check_render_mode(render_mode: object) -> str | None:
@@ -14,11 +15,3 @@ def check_render_mode(render_mode: object) -> str | None:
         raise ValueError(f"render_mode must be None or one of {list(RENDER_MODES)}, got "
                          f"{render_mode!r}")
     return render_mode
-
-
-def make_chase_camera(aviary, drone, render_resolution) -> Camera:
-    """A third-person camera behind ``drone``; frames are ``render_resolution`` (h, w) px."""
-    return Camera(aviary, aviary.physics_period, aviary.np_random, drone.Id, -1,
-                  use_gimbal=False, camera_FOV_degrees=RENDER_FOV_DEGREES,
-                  camera_angle_degrees=0.0, camera_resolution=render_resolution,
-                  is_tracking_camera=True)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.abstractions.camera import Camera
+from ..core.abstractions.camera import make_chase_camera
 
 VIDEO_FPS = 30
 VIDEO_RESOLUTION = (360, 480)  # height, width [pixels]
@@ -38,10 +38,7 @@ class VideoRecorder:
 
     def __init__(self, aviary, drone):
         check_video_support()
-        self.camera = Camera(aviary, aviary.physics_period, aviary.np_random, drone.Id, -1,
-                             use_gimbal=False, camera_FOV_degrees=60.0,
-                             camera_angle_degrees=0.0, camera_resolution=VIDEO_RESOLUTION,
-                             is_tracking_camera=True, camera_fps=VIDEO_FPS)
+        self.camera = make_chase_camera(aviary, drone, VIDEO_RESOLUTION, camera_fps=VIDEO_FPS)
         self.aviary = aviary
         self.frames: list[np.ndarray] = []
         self._next_time = 0.0

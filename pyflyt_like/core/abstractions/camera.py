@@ -288,6 +288,23 @@ class Camera:
         return self._heading
 
 
+def make_chase_camera(aviary, drone, resolution: Sequence[int], fov_degrees: float = 60.0,
+                      camera_fps: int | None = None) -> Camera:
+    """A third-person tracking camera behind ``drone``'s base, for videos and rendering.
+
+    Args:
+        aviary: the aviary the drone flies in.
+        drone: the vehicle to follow (a DroneClass).
+        resolution: (height, width) of the frames [px].
+        fov_degrees: vertical field of view [deg].
+        camera_fps: capture rate for :meth:`Camera.capture_due`; None to capture by hand.
+    """
+    return Camera(aviary, aviary.physics_period, aviary.np_random, drone.Id, -1,
+                  use_gimbal=False, camera_FOV_degrees=fov_degrees, camera_angle_degrees=0.0,
+                  camera_resolution=resolution, is_tracking_camera=True,
+                  camera_fps=camera_fps)
+
+
 def _check_int(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{name} must be an int, got {value!r}")
