@@ -26,7 +26,7 @@ def surfaces():
 def loads_at(surfaces, alpha, speed=20.0, command=0.0, steps=1):
     """Force (3,) in the link frame with the airflow at ``alpha`` [rad] in the x-z plane."""
     velocity = speed * np.array([math.cos(alpha), 0.0, -math.sin(alpha)])
-    surfaces.local_air_velocity[:] = velocity
+    surfaces.state_update(np.eye(3), velocity, np.zeros(3))  # the surface is on the base
     for _ in range(steps):
         surfaces.physics_update(np.array([command]))
     return surfaces.forces[0].copy(), velocity
@@ -78,7 +78,7 @@ def test_flap_down_shifts_zero_lift_angle_negative(surfaces):
 def test_deflection_follows_first_order_lag(surfaces):
     dt, tau = 1 / 240, WING["tau"]
     limit = math.radians(WING["deflection_limit_deg"])
-    surfaces.local_air_velocity[:] = (20.0, 0.0, 0.0)
+    surfaces.state_update(np.eye(3), np.array([20.0, 0.0, 0.0]), np.zeros(3))
     for k in range(1, 25):
         surfaces.physics_update(np.array([1.0]))
         assert surfaces.deflection[0] == pytest.approx(limit * (1 - math.exp(-k * dt / tau)),

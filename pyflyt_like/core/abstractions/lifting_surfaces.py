@@ -1,4 +1,4 @@
-"""Lifting surfaces (wings, tails, control surfaces), vectorised over their links.
+"""Lifting surfaces (wings, tails, control surfaces) on a rigid airframe.
 
 Finite-wing model after Khan & Nahon (2015), the thin-airfoil family PyFlyt also uses:
 
@@ -114,7 +114,7 @@ class LiftingSurface:
 
 
 class LiftingSurfaces:
-    """A set of lifting surfaces on one drone, computed together with numpy.
+    """A set of lifting surfaces on one drone.
 
     Args:
         p: the aviary (a pybullet BulletClient).
@@ -123,6 +123,16 @@ class LiftingSurfaces:
         uav_id: pybullet body id of the drone.
         surfaces: the :class:`LiftingSurface` parameters, one per link. The links must be
             fixed rigidly to the base (their offsets are taken once, here).
+
+    Because the surfaces are rigid on the base, everything between the base's motion and
+    its load is linear apart from the aerodynamic coefficients: the chordwise and normal
+    airflow of every surface is one (2n, 6) map of the base's body velocity and rates, and
+    the loads of all surfaces reach the base as one force and one torque through a
+    (6, 3n) map. Both maps are built once; the coefficients are computed on Python floats,
+    which beats numpy's per-call overhead for the handful of surfaces a vehicle has.
+    Applying the loads on the base also keeps them in the current frame: PyBullet's cached
+    link frames lag one physics step behind the base, so loads given per link in
+    LINK_FRAME were rotated by the previous step's attitude.
     """
 
     def __init__(self, p, physics_period: float, np_random: np.random.Generator, uav_id: int,
@@ -139,8 +149,6 @@ class LiftingSurfaces:
             return np.array([getattr(s, name) for s in surfaces], dtype=float)
 
         self.command_ids = [s.command_id for s in surfaces]
-        self._commanded = np.array([s.command_id is not None for s in surfaces])
-        self._command_index = np.array([s.command_id or 0 for s in surfaces])
         self.command_sign = column("command_sign")
         self.lift_unit = np.array([s.lifting_unit for s in surfaces])
         self.forward_unit = np.array([s.forward_unit for s in surfaces])
@@ -158,12 +166,24 @@ class LiftingSurfaces:
         self.cd_0 = column("Cd_0")
         self.deflection_limit = np.radians(column("deflection_limit_deg"))
         self._lag_gain = 1.0 - np.exp(-physics_period / column("tau"))
-        self._stall_plate = 1.0 / 0.56, 0.41 * (1.0 - np.exp(-17.0 / self.aspect))
+        self._plate_loss = 0.41 * (1.0 - np.exp(-17.0 / self.aspect))
         self.deflection = np.zeros(n)
-        self.local_air_velocity = np.zeros((n, 3))
         self._offsets, self._to_link = self._link_geometry()
-        self.forces = np.zeros((n, 3))
-        self.torques = np.zeros((n, 3))
+        self._build_maps()
+        # Per surface, the constants of the hot path as plain floats.
+        self._constants = list(zip(
+            self.flap_gain.tolist(), self.alpha_0_base.tolist(),
+            self.alpha_stall_p_base.tolist(), self.alpha_stall_n_base.tolist(),
+            self.aspect.tolist(), self.cl_alpha.tolist(), self.cd_0.tolist(),
+            self._plate_loss.tolist()))
+        self._actuation = [(-1 if c is None else int(c), sign * limit, gain) for c, sign, limit,
+                           gain in zip(self.command_ids, self.command_sign.tolist(),
+                                       self.deflection_limit.tolist(),
+                                       self._lag_gain.tolist())]
+        self._half_rho_area = (0.5 * AIR_DENSITY * self.area).tolist()
+        self._chords = self.chord.tolist()
+        self._flow = [0.0] * (2 * n)  # chordwise-forward then normal airflow [m/s]
+        self._load_scales = np.zeros(3 * n)  # per surface: along forward, along lift, moment
 
     def _link_geometry(self) -> tuple[np.ndarray, np.ndarray]:
         """Offsets (n, 3) of the surfaces from the base in base frame, and base->link rotations."""
@@ -183,62 +203,64 @@ class LiftingSurfaces:
             rotations.append(link_rotation.T @ base_rotation)
         return np.array(offsets), np.array(rotations)
 
+    def _build_maps(self) -> None:
+        """The linear maps: base motion -> surface airflow, and surface loads -> base wrench."""
+        to_base = np.transpose(self._to_link, (0, 2, 1))
+        forward = np.einsum("nij,nj->ni", to_base, self.forward_unit)  # base frame
+        lift = np.einsum("nij,nj->ni", to_base, self.lift_unit)
+        span = np.einsum("nij,nj->ni", to_base, self.span_unit)
+        offsets = self._offsets
+        # Airflow at a surface: v + w x r; its component along u is v.u + w.(r x u).
+        self._flow_map = np.vstack((np.hstack((forward, np.cross(offsets, forward))),
+                                    np.hstack((lift, np.cross(offsets, lift)))))
+        # Load of a surface: a force along forward and lift at r, plus a moment along span.
+        columns = []
+        for i in range(len(self.ids)):
+            columns += [np.concatenate((forward[i], np.cross(offsets[i], forward[i]))),
+                        np.concatenate((lift[i], np.cross(offsets[i], lift[i]))),
+                        np.concatenate((np.zeros(3), span[i]))]
+        self._wrench_map = np.array(columns).T
+
     def reset(self) -> None:
         """Centre every surface and forget the airflow."""
         self.deflection[:] = 0.0
-        self.local_air_velocity[:] = 0.0
+        self._flow = [0.0] * (2 * len(self.ids))
+        self._load_scales[:] = 0.0
 
     def get_states(self) -> np.ndarray:
         """Return a copy of the (n,) deflections [rad]."""
         return self.deflection.copy()
 
+    @property
+    def forces(self) -> np.ndarray:
+        """(n, 3) aerodynamic force of each surface in its link frame [N], last physics step."""
+        scales = self._load_scales.reshape(-1, 3)
+        return scales[:, :1] * self.forward_unit + scales[:, 1:2] * self.lift_unit
+
+    @property
+    def torques(self) -> np.ndarray:
+        """(n, 3) pitching moment of each surface in its link frame [N m], last physics step."""
+        return self._load_scales.reshape(-1, 3)[:, 2:] * self.span_unit
+
     def state_update(self, rotation_matrix: np.ndarray, air_velocity: np.ndarray,
                      angular_velocity: np.ndarray) -> None:
-        """Work out each surface's air velocity in its own frame.
+        """Work out each surface's chordwise and normal airflow.
 
         Args:
             rotation_matrix: (3, 3) base-to-ground rotation.
             air_velocity: (3,) ground-frame air velocity of the base [m/s] (velocity − wind).
             angular_velocity: (3,) body-frame angular velocity of the base [rad/s].
         """
-        body_velocity = air_velocity @ rotation_matrix + np.cross(angular_velocity, self._offsets)
-        self.local_air_velocity[:] = np.einsum("nij,nj->ni", self._to_link, body_velocity)
+        motion = np.concatenate((air_velocity @ rotation_matrix, angular_velocity))
+        self._flow = (self._flow_map @ motion).tolist()
 
     def aerodynamics(self, alpha: np.ndarray, deflection: np.ndarray
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Return (Cl, Cd, Cm), each (n,), at angles of attack ``alpha`` and deflection [rad]."""
-        shift = self.flap_gain * deflection
-        alpha_0 = self.alpha_0_base - shift
-        stall_p = self.alpha_stall_p_base - (1.0 - STALL_LIFT_SHARE) * shift
-        stall_n = self.alpha_stall_n_base - (1.0 - STALL_LIFT_SHARE) * shift
-        aspect, cl_alpha = self.aspect, self.cl_alpha
-        # Attached flow.
-        cl = cl_alpha * (alpha - alpha_0)
-        induced = cl / (np.pi * aspect)
-        effective = alpha - alpha_0 - induced
-        tangential = self.cd_0 * np.cos(effective)
-        normal = (cl + tangential * np.sin(effective)) / np.cos(effective)
-        cd = normal * np.sin(effective + induced) + tangential * np.cos(effective + induced)
-        # Stalled flow: flat plate; the induced angle fades out towards 90 degrees.
-        stalled = (alpha > stall_p) | (alpha < stall_n)
-        if np.any(stalled):
-            edge = np.where(alpha > stall_p, stall_p, stall_n)
-            edge_induced = cl_alpha * (edge - alpha_0) / (np.pi * aspect)
-            fade = np.clip((np.pi / 2 - np.abs(alpha)) / (np.pi / 2 - np.abs(edge)), 0.0, 1.0)
-            s_induced = edge_induced * fade
-            s_effective = alpha - alpha_0 - s_induced
-            cd90 = -0.0426 * deflection**2 + 0.21 * deflection + 1.98
-            s_normal = cd90 * np.sin(s_effective) * (
-                1.0 / (0.56 + 0.44 * np.abs(np.sin(s_effective))) - self._stall_plate[1])
-            s_tangential = 0.5 * self.cd_0 * np.cos(s_effective)
-            s_cl = s_normal * np.cos(s_effective) - s_tangential * np.sin(s_effective)
-            s_cd = s_normal * np.sin(s_effective) + s_tangential * np.cos(s_effective)
-            cl = np.where(stalled, s_cl, cl)
-            cd = np.where(stalled, s_cd, cd)
-            normal = np.where(stalled, s_normal, normal)
-            effective = np.where(stalled, s_effective, effective)
-        cm = -normal * (0.25 - 0.175 * (1.0 - 2.0 * np.abs(effective) / np.pi))
-        return cl, cd, cm
+        values = [_coefficients(a, d, *c) for a, d, c in
+                  zip(np.asarray(alpha, float).tolist(), np.asarray(deflection, float).tolist(),
+                      self._constants)]
+        return tuple(np.array(v) for v in zip(*values))
 
     def physics_update(self, command: np.ndarray) -> None:
         """Advance deflections under ``command`` (values in [-1, 1]) and apply the loads.
@@ -247,24 +269,61 @@ class LiftingSurfaces:
             command: the drone's surface command vector; surface i reads
                 ``command[command_id_i] * command_sign_i``.
         """
-        target = np.where(self._commanded,
-                          np.clip(np.asarray(command, dtype=float)[self._command_index], -1, 1)
-                          * self.command_sign, 0.0) * self.deflection_limit
-        self.deflection += self._lag_gain * (target - self.deflection)
-        v = self.local_air_velocity
-        forward = np.einsum("ni,ni->n", v, self.forward_unit)
-        up = np.einsum("ni,ni->n", v, self.lift_unit)
-        speed2 = forward**2 + up**2
-        alpha = np.arctan2(-up, forward)
-        cl, cd, cm = self.aerodynamics(alpha, self.deflection)
-        qs = 0.5 * AIR_DENSITY * speed2 * self.area
-        sin_a, cos_a = np.sin(alpha), np.cos(alpha)
-        lift_part = (qs * (cl * sin_a - cd * cos_a))[:, None] * self.forward_unit
-        normal_part = (qs * (cl * cos_a + cd * sin_a))[:, None] * self.lift_unit
-        self.forces[:] = lift_part + normal_part
-        self.torques[:] = (qs * self.chord * cm)[:, None] * self.span_unit
+        commands = command.tolist() if isinstance(command, np.ndarray) else list(command)
+        deflections = self.deflection.tolist()
+        flow, n = self._flow, len(deflections)
+        scales = []
+        for i, ((index, travel, gain), constants) in enumerate(zip(self._actuation,
+                                                                   self._constants)):
+            target = 0.0
+            if index >= 0:
+                c = commands[index]
+                target = travel * (-1.0 if c < -1.0 else (1.0 if c > 1.0 else c))
+            deflection = deflections[i] + gain * (target - deflections[i])
+            deflections[i] = deflection
+            forward, up = flow[i], flow[n + i]
+            alpha = math.atan2(-up, forward)
+            cl, cd, cm = _coefficients(alpha, deflection, *constants)
+            qs = self._half_rho_area[i] * (forward * forward + up * up)
+            sin_a, cos_a = math.sin(alpha), math.cos(alpha)
+            scales += (qs * (cl * sin_a - cd * cos_a), qs * (cl * cos_a + cd * sin_a),
+                       qs * self._chords[i] * cm)
+        self.deflection[:] = deflections
+        self._load_scales[:] = scales
+        fx, fy, fz, tx, ty, tz = (self._wrench_map @ self._load_scales).tolist()
         uav, client, frame = self.uav_id, self.client_id, pybullet.LINK_FRAME
-        for link, force, torque in zip(self.ids, self.forces.tolist(), self.torques.tolist()):
-            pybullet.applyExternalForce(uav, link, force, (0.0, 0.0, 0.0), frame,
-                                        physicsClientId=client)
-            pybullet.applyExternalTorque(uav, link, torque, frame, physicsClientId=client)
+        pybullet.applyExternalForce(uav, -1, (fx, fy, fz), (0.0, 0.0, 0.0), frame,
+                                    physicsClientId=client)
+        pybullet.applyExternalTorque(uav, -1, (tx, ty, tz), frame, physicsClientId=client)
+
+
+def _coefficients(alpha: float, deflection: float, flap_gain: float, alpha_0_base: float,
+                  stall_p_base: float, stall_n_base: float, aspect: float, cl_alpha: float,
+                  cd_0: float, plate_loss: float) -> tuple[float, float, float]:
+    """(Cl, Cd, Cm) of one surface at angle of attack ``alpha`` and ``deflection`` [rad]."""
+    shift = flap_gain * deflection
+    alpha_0 = alpha_0_base - shift
+    stall_p = stall_p_base - (1.0 - STALL_LIFT_SHARE) * shift
+    stall_n = stall_n_base - (1.0 - STALL_LIFT_SHARE) * shift
+    if stall_n <= alpha <= stall_p:  # attached flow
+        cl = cl_alpha * (alpha - alpha_0)
+        induced = cl / (math.pi * aspect)
+        effective = alpha - alpha_0 - induced
+        cos_e = math.cos(effective)
+        tangential = cd_0 * cos_e
+        normal = (cl + tangential * math.sin(effective)) / cos_e
+        cd = normal * math.sin(effective + induced) + tangential * math.cos(effective + induced)
+    else:  # stalled: flat plate; the induced angle fades out towards 90 degrees
+        edge = stall_p if alpha > stall_p else stall_n
+        edge_induced = cl_alpha * (edge - alpha_0) / (math.pi * aspect)
+        fade = (math.pi / 2 - abs(alpha)) / (math.pi / 2 - abs(edge))
+        fade = 0.0 if fade < 0.0 else (1.0 if fade > 1.0 else fade)
+        effective = alpha - alpha_0 - edge_induced * fade
+        sin_e, cos_e = math.sin(effective), math.cos(effective)
+        cd90 = -0.0426 * deflection**2 + 0.21 * deflection + 1.98
+        normal = cd90 * sin_e * (1.0 / (0.56 + 0.44 * abs(sin_e)) - plate_loss)
+        tangential = 0.5 * cd_0 * cos_e
+        cl = normal * cos_e - tangential * sin_e
+        cd = normal * sin_e + tangential * cos_e
+    cm = -normal * (0.25 - 0.175 * (1.0 - 2.0 * abs(effective) / math.pi))
+    return cl, cd, cm
