@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from gymnasium import spaces
-
 from .quadx_base_env import QuadXBaseEnv
+from .waypoint_task import WaypointTask
 from .waypoints import WaypointTargets
 
 MIN_TARGET_HEIGHT = 0.5  # m, lowest target
 
 
-class QuadXWaypointsEnv(QuadXBaseEnv):
+class QuadXWaypointsEnv(WaypointTask, QuadXBaseEnv):
     """Reach ``num_targets`` targets in order; each gives +100, the last ends the episode.
 
     Observation: Dict with "attitude" (Box, see docs/envs.md) and "target_deltas" (a stacked
@@ -41,25 +40,3 @@ class QuadXWaypointsEnv(QuadXBaseEnv):
         super().__init__(flight_dome_size=flight_dome_size,
                          max_duration_seconds=max_duration_seconds, agent_hz=agent_hz,
                          **options)
-
-    def make_observation_space(self) -> spaces.Space:
-        return spaces.Dict({"attitude": self.attitude.space,
-                            "target_deltas": self.targets.delta_space})
-
-    def reset_task(self) -> None:
-        self.targets.reset(self.np_random, self.drone.state[3])
-
-    def observe(self) -> dict:
-        drone = self.drone
-        return {"attitude": self.attitude.observe(self.action),
-                "target_deltas": self.targets.deltas(drone.state[3], drone.rotation_matrix,
-                                                     float(drone.state[1, 2]))}
-
-    def task_reward(self) -> float:
-        state = self.drone.state
-        reward, _ = self.targets.update(state[3], float(state[1, 2]), self.sparse_reward)
-        self.info["num_targets_reached"] = self.targets.index
-        if self.targets.all_reached:
-            self.termination = True
-            self.info["env_complete"] = True
-        return reward
