@@ -281,10 +281,10 @@ def test_capture_follows_a_falling_drone(aviary):
 
 def test_capture_timing_helpers(aviary):
     assert capture_period_steps(240, 30) == 8
-    assert [is_capture_due(k, 240, 60) for k in range(9)] == [k % 4 == 0 for k in range(9)]
+    assert [is_capture_due(k, 240, 60) for k in range(9)] == [k % 4 == 3 for k in range(9)]
     cam = make_camera(aviary, camera_fps=60)
     assert cam.physics_steps_per_capture == 4
-    assert [cam.capture_due(k) for k in range(9)] == [k % 4 == 0 for k in range(9)]
+    assert [cam.capture_due(k) for k in range(9)] == [k % 4 == 3 for k in range(9)]
     assert not any(make_camera(aviary).capture_due(k) for k in range(9))
 
 

@@ -41,13 +41,15 @@ def capture_period_steps(physics_hz: int, camera_fps: int) -> int:
 
 
 def is_capture_due(physics_step: int, physics_hz: int, camera_fps: int) -> bool:
-    """True when ``physics_step`` (0, 1, ...) falls on a capture tick of ``camera_fps``.
+    """True when the world after ``physics_step`` (0, 1, ...) is a capture tick of ``camera_fps``.
 
-    Captures fall on steps 0, n, 2n, ... with ``n = physics_hz // camera_fps``. This validates
+    Captures follow steps n - 1, 2n - 1, ... with ``n = physics_hz // camera_fps``: frames
+    show the world at t = n, 2n, ... physics periods, the ends of the capture periods (the
+    drone's reset captures t = 0). This validates
     its arguments on every call; a drone should rather build its :class:`Camera` with
     ``camera_fps`` and call :meth:`Camera.capture_due`, which costs one modulo.
     """
-    return physics_step % capture_period_steps(physics_hz, camera_fps) == 0
+    return (physics_step + 1) % capture_period_steps(physics_hz, camera_fps) == 0
 
 
 class Camera:
@@ -217,13 +219,15 @@ class Camera:
         """A camera applies no loads: nothing to do."""
 
     def capture_due(self, physics_step: int) -> bool:
-        """True when global ``physics_step`` is a capture tick of ``camera_fps``.
+        """True when the world after global ``physics_step`` is a capture tick of ``camera_fps``.
 
-        Ticks are steps 0, n, 2n, ... with ``n = physics_hz // camera_fps``; always False
-        when the camera was built with ``camera_fps=None``.
+        Ticks follow steps n - 1, 2n - 1, ... with ``n = physics_hz // camera_fps``, so a
+        frame shows the world at the end of each capture period, the same instant as the
+        state a controller or agent sees then; always False when the camera was built with
+        ``camera_fps=None``.
         """
         steps = self.physics_steps_per_capture
-        return steps is not None and physics_step % steps == 0
+        return steps is not None and (physics_step + 1) % steps == 0
 
     # ----------------------------------------------------------------- rendering
     def capture_image(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
