@@ -5,6 +5,8 @@ from gymnasium.envs.registration import register
 TASKS = {
     "QuadX-Hover": "quadx_hover_env:QuadXHoverEnv",
     "QuadX-Waypoints": "quadx_waypoints_env:QuadXWaypointsEnv",
+    "QuadX-Gates": "quadx_gates_env:QuadXGatesEnv",
+    "Rocket-Landing": "rocket_landing_env:RocketLandingEnv",
 }
 
 for _name, _entry_point in TASKS.items():

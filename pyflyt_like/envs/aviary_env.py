@@ -17,7 +17,7 @@ from gymnasium import spaces
 
 from ..core import Aviary
 from ..core.utils.validation import as_float_array, check_positive_float, check_positive_int
-from .attitude_observation import AttitudeObserver
+from .attitude_observation import AttitudeObserver, check_angle_representation
 from .chase_camera import RENDER_MODES, check_render_mode, make_chase_camera
 from .vehicle_actions import ActionMapping
 
@@ -77,17 +77,30 @@ class AviaryEnv(gymnasium.Env):
             raise TypeError(f"drone_options must be a dict, got {drone_options!r}")
         self.start_pos = as_float_array("start_pos", start_pos, (3,))
         self.start_orn = as_float_array("start_orn", start_orn, (3,))
+        check_angle_representation(angle_representation)
+        self.action_mapping = self.make_action_mapping(flight_mode)  # checks flight_mode
+        self.flight_mode = int(flight_mode)
         self.aviary = Aviary(start_pos=self.start_pos[None], start_orn=self.start_orn[None],
                              drone_type=self.drone_type, drone_options=drone_options or {},
                              render=self.render_mode == "human", seed=0)
+        try:
+            self._build(agent_hz, angle_representation, render_resolution)
+        except Exception:
+            self.aviary.close()  # do not leak the PyBullet connection on a bad option
+            raise
+        self.step_count = 0
+        self.reward = 0.0
+        self.termination = self.truncation = self.crashed = False
+        self.info: dict[str, Any] = {}
+
+    def _build(self, agent_hz: int, angle_representation: str, render_resolution) -> None:
+        """Everything after the aviary exists: rates, spaces, task bodies, render camera."""
         self.drone = self.aviary.drones[0]
         self.agent_hz = int(agent_hz)
         self.aviary_steps_per_action = check_agent_hz(agent_hz, self.drone.control_hz)
         self.max_steps = int(round(self.max_duration_seconds * self.agent_hz))
         self.metadata = {**self.metadata, "render_fps": self.agent_hz}
 
-        self.action_mapping = self.make_action_mapping(flight_mode)
-        self.flight_mode = int(flight_mode)
         self.drone.set_mode(self.flight_mode)
         self.action_space = self.action_mapping.space
         self.action = np.zeros(self.action_mapping.size)
@@ -106,10 +119,6 @@ class AviaryEnv(gymnasium.Env):
 
         self._render_camera = (make_chase_camera(self.aviary, self.drone, render_resolution)
                                if self.render_mode == "rgb_array" else None)
-        self.step_count = 0
-        self.reward = 0.0
-        self.termination = self.truncation = False
-        self.info: dict[str, Any] = {}
 
     # ----------------------------------------------------------------- gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -148,16 +157,16 @@ class AviaryEnv(gymnasium.Env):
         np.clip(action, self.action_space.low, self.action_space.high, out=self.action)
         self.drone.set_setpoint(self.action_mapping.to_setpoint(self.action))
         aviary, contact_row = self.aviary, self.aviary.contact_array[self.drone.Id]
-        crashed = False
+        self.crashed = False
         for _ in range(self.aviary_steps_per_action):
             aviary.step()
-            crashed |= self.crash_contact(contact_row)
+            self.crashed |= self.crash_contact(contact_row)
             self.after_aviary_step()
         self.step_count += 1
         self.info = {}
         self.termination = self.truncation = False
         self.reward = self.task_reward()
-        if crashed:
+        if self.crashed:
             self.fail("collision")
         elif self.out_of_bounds():
             self.fail("out_of_bounds")
@@ -217,7 +226,10 @@ class AviaryEnv(gymnasium.Env):
         """Randomise the task for a new episode (after the world has been reset)."""
 
     def after_aviary_step(self) -> None:
-        """Called after every aviary step inside an env step (e.g. for contact events)."""
+        """Called after every aviary step inside an env step (e.g. for contact events).
+
+        ``self.crashed`` already says whether a crash contact happened so far in this step.
+        """
 
     def observe(self) -> Any:
         """The observation now (default: the attitude vector)."""
