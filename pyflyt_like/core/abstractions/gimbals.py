@@ -13,12 +13,21 @@ def rodrigues(axes: np.ndarray, angles: np.ndarray) -> np.ndarray:
     Rodrigues' formula: ``R = I + sin(a) K + (1 - cos(a)) K^2`` with ``K`` the cross-product
     matrix of the axis.
     """
+    k = cross_matrices(axes)
+    return _rotations(k, k @ k, angles)
+
+
+def cross_matrices(axes: np.ndarray) -> np.ndarray:
+    """(n, 3, 3) matrices K with ``K v = axis x v`` for each of the (n, 3) ``axes``."""
     x, y, z = axes[:, 0], axes[:, 1], axes[:, 2]
     zero = np.zeros_like(x)
-    k = np.stack((np.stack((zero, -z, y), -1), np.stack((z, zero, -x), -1),
-                  np.stack((-y, x, zero), -1)), 1)
+    return np.stack((np.stack((zero, -z, y), -1), np.stack((z, zero, -x), -1),
+                     np.stack((-y, x, zero), -1)), 1)
+
+
+def _rotations(k: np.ndarray, k_squared: np.ndarray, angles: np.ndarray) -> np.ndarray:
     sin, cos = np.sin(angles)[:, None, None], np.cos(angles)[:, None, None]
-    return np.eye(3) + sin * k + (1.0 - cos) * (k @ k)
+    return np.eye(3) + sin * k + (1.0 - cos) * k_squared
 
 
 class Gimbals:
@@ -56,6 +65,9 @@ class Gimbals:
         self.range = np.radians(span)
         self._lag_gain = (1.0 - np.exp(-physics_period / tau))[:, None]
         self.angles = np.zeros((n, 2))
+        # The axes never move: their cross-product matrices (and squares) are built once.
+        self._k1, self._k2 = cross_matrices(self.unit_1), cross_matrices(self.unit_2)
+        self._k1_squared, self._k2_squared = self._k1 @ self._k1, self._k2 @ self._k2
 
     def reset(self) -> None:
         """Centre every gimbal."""
@@ -76,5 +88,5 @@ class Gimbals:
         """
         target = np.clip(np.asarray(command, dtype=float).reshape(self.angles.shape), -1, 1)
         self.angles += self._lag_gain * (target * self.range - self.angles)
-        return rodrigues(self.unit_2, self.angles[:, 1]) @ rodrigues(self.unit_1,
-                                                                      self.angles[:, 0])
+        return (_rotations(self._k2, self._k2_squared, self.angles[:, 1])
+                @ _rotations(self._k1, self._k1_squared, self.angles[:, 0]))
