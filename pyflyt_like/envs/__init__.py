@@ -5,6 +5,8 @@ from gymnasium.envs.registration import register
 TASKS = {
     "QuadX-Hover": "quadx_hover_env:QuadXHoverEnv",
     "QuadX-Waypoints": "quadx_waypoints_env:QuadXWaypointsEnv",
+    "QuadX-Pole-Balance": "quadx_pole_balance_env:QuadXPoleBalanceEnv",
+    "QuadX-Pole-Waypoints": "quadx_pole_waypoints_env:QuadXPoleWaypointsEnv",
     "QuadX-Gates": "quadx_gates_env:QuadXGatesEnv",
     "Rocket-Landing": "rocket_landing_env:RocketLandingEnv",
 }

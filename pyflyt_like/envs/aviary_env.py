@@ -16,7 +16,12 @@ import numpy as np
 from gymnasium import spaces
 
 from ..core import Aviary
-from ..core.utils.validation import as_float_array, check_positive_float, check_positive_int
+from ..core.utils.validation import (
+    as_float_array,
+    check_bool,
+    check_positive_float,
+    check_positive_int,
+)
 from .attitude_observation import AttitudeObserver, check_angle_representation
 from .chase_camera import RENDER_MODES, check_render_mode, make_chase_camera
 from .vehicle_actions import ActionMapping
@@ -63,9 +68,7 @@ class AviaryEnv(gymnasium.Env):
                  flight_dome_size: float, render_mode: str | None,
                  render_resolution=(480, 480), spawn_jitter: float = 0.0,
                  drone_options: dict[str, Any] | None = None):
-        if not isinstance(sparse_reward, (bool, np.bool_)):
-            raise TypeError(f"sparse_reward must be a bool, got {sparse_reward!r}")
-        self.sparse_reward = bool(sparse_reward)
+        self.sparse_reward = check_bool("sparse_reward", sparse_reward)
         self.render_mode = check_render_mode(render_mode)
         self.flight_dome_size = check_positive_float("flight_dome_size", flight_dome_size)
         self.max_duration_seconds = check_positive_float("max_duration_seconds",

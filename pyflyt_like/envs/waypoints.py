@@ -10,7 +10,7 @@ import math
 import numpy as np
 from gymnasium import spaces
 
-from ..core.utils.validation import check_positive_float, check_positive_int
+from ..core.utils.validation import check_bool, check_positive_float, check_positive_int
 
 TARGET_BONUS = 100.0  # reward for each target reached
 PROGRESS_GAIN = 3.0  # dense reward per metre of progress toward the current target
@@ -34,9 +34,7 @@ class WaypointTargets:
                  goal_reach_angle: float, spread: float, min_height: float, max_height: float,
                  delta_bound: float):
         self.num_targets = check_positive_int("num_targets", num_targets)
-        if not isinstance(use_yaw_targets, (bool, np.bool_)):
-            raise TypeError(f"use_yaw_targets must be a bool, got {use_yaw_targets!r}")
-        self.use_yaw_targets = bool(use_yaw_targets)
+        self.use_yaw_targets = check_bool("use_yaw_targets", use_yaw_targets)
         self.goal_reach_distance = check_positive_float("goal_reach_distance",
                                                         goal_reach_distance)
         self.goal_reach_angle = check_positive_float("goal_reach_angle", goal_reach_angle)

@@ -13,6 +13,7 @@ import pybullet
 
 from ..utils.validation import (
     as_float_array,
+    check_bool,
     check_positive_float,
     check_positive_int,
     check_rate_divides,
@@ -131,8 +132,8 @@ class Camera:
         if not -1 <= self.camera_id < n_links:
             raise ValueError(f"camera_id must be -1 (base) or a link id in [0, {n_links}) of "
                              f"body {self.uav_id}, got {self.camera_id}")
-        self.use_gimbal = _check_bool("use_gimbal", use_gimbal)
-        self.is_tracking_camera = _check_bool("is_tracking_camera", is_tracking_camera)
+        self.use_gimbal = check_bool("use_gimbal", use_gimbal)
+        self.is_tracking_camera = check_bool("is_tracking_camera", is_tracking_camera)
         self.camera_FOV_degrees = _check_range("camera_FOV_degrees", camera_FOV_degrees,
                                                0.0, 180.0, closed=False)
         self.camera_angle_degrees = _check_range("camera_angle_degrees", camera_angle_degrees,
@@ -313,12 +314,6 @@ def _check_int(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{name} must be an int, got {value!r}")
     return int(value)
-
-
-def _check_bool(name: str, value: object) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a bool, got {value!r}")
-    return bool(value)
 
 
 def _check_range(name: str, value: object, low: float, high: float, closed: bool) -> float:

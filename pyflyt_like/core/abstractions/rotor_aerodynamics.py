@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pybullet
 
-from ..utils.validation import as_float_array, check_positive_float
+from ..utils.validation import as_float_array, check_bool, check_positive_float
 
 RPM_TO_RAD_S = 2.0 * math.pi / 60.0
 MIN_PLUME_WIDTH = 0.01  # m, floor of the downwash width beta
@@ -84,12 +84,9 @@ class RotorAerodynamics:
         self.drag_coeffs = -np.array((drag_coeff_xy, drag_coeff_xy, drag_coeff_z), dtype=float)
         self.downwash_coeffs = as_float_array("downwash_coeffs", downwash_coeffs, (3,)).tolist()
         self.max_ground_gain = check_positive_float("max_ground_gain", max_ground_gain)
-        for name, flag in (("ground_effect", ground_effect), ("rotor_drag", rotor_drag),
-                           ("downwash", downwash)):
-            if not isinstance(flag, (bool, np.bool_)):
-                raise TypeError(f"{name} must be True or False, got {flag!r}")
-        self.ground_effect, self.rotor_drag, self.downwash = (bool(ground_effect),
-                                                              bool(rotor_drag), bool(downwash))
+        self.ground_effect = check_bool("ground_effect", ground_effect)
+        self.rotor_drag = check_bool("rotor_drag", rotor_drag)
+        self.downwash = check_bool("downwash", downwash)
         self.enabled = self.ground_effect or self.rotor_drag or self.downwash
 
     def reset(self) -> None:

@@ -34,6 +34,13 @@ def as_float_array(name: str, value: object, shape: Sequence[int | None]) -> np.
     return array
 
 
+def check_bool(name: str, value: object) -> bool:
+    """Return ``value`` as a bool if it is one (Python or numpy), else raise TypeError."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a bool, got {value!r}")
+    return bool(value)
+
+
 def check_positive_int(name: str, value: object) -> int:
     """Return ``value`` as an int if it is a positive integer, else raise."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
