@@ -7,6 +7,7 @@ TASKS = {
     "QuadX-Waypoints": "quadx_waypoints_env:QuadXWaypointsEnv",
     "QuadX-Pole-Balance": "quadx_pole_balance_env:QuadXPoleBalanceEnv",
     "QuadX-Pole-Waypoints": "quadx_pole_waypoints_env:QuadXPoleWaypointsEnv",
+    "QuadX-Ball-In-Cup": "quadx_ball_in_cup_env:QuadXBallInCupEnv",
     "QuadX-Gates": "quadx_gates_env:QuadXGatesEnv",
     "Rocket-Landing": "rocket_landing_env:RocketLandingEnv",
 }
