@@ -258,7 +258,8 @@ class DroneClass(ABC):
         self.set_mode(self.mode)
         if self.camera is not None:
             self.camera.reset()
-            self._capture()
+            if self.camera.camera_fps is not None:  # else the owner captures by hand
+                self._capture()
 
     # ----------------------------------------------------------------- vehicle specifics
     @abstractmethod
