@@ -2,6 +2,10 @@
 
 from gymnasium.envs.registration import register
 
+from .flatten_waypoint_env import FlattenWaypointEnv
+
+__all__ = ["TASKS", "FlattenWaypointEnv"]
+
 TASKS = {
     "QuadX-Hover": "quadx_hover_env:QuadXHoverEnv",
     "QuadX-Waypoints": "quadx_waypoints_env:QuadXWaypointsEnv",
@@ -9,6 +13,7 @@ TASKS = {
     "QuadX-Pole-Waypoints": "quadx_pole_waypoints_env:QuadXPoleWaypointsEnv",
     "QuadX-Ball-In-Cup": "quadx_ball_in_cup_env:QuadXBallInCupEnv",
     "QuadX-Gates": "quadx_gates_env:QuadXGatesEnv",
+    "Fixedwing-Waypoints": "fixedwing_waypoints_env:FixedwingWaypointsEnv",
     "Rocket-Landing": "rocket_landing_env:RocketLandingEnv",
 }
 

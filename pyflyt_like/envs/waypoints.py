@@ -56,8 +56,13 @@ class WaypointTargets:
         self.distance = 0.0
 
     # ----------------------------------------------------------------- episode
-    def reset(self, rng: np.random.Generator, position: np.ndarray) -> None:
-        """Draw new targets and start measuring from ``position`` (3,) [m]."""
+    def reset(self, rng: np.random.Generator, position: np.ndarray,
+              heading: float = 0.0) -> None:
+        """Draw new targets and start measuring from ``position`` (3,) [m].
+
+        ``heading`` [rad], the vehicle's yaw, is for samplers that place targets relative to
+        the way the vehicle points (unused here).
+        """
         self.positions[:, :2] = rng.uniform(-self.spread, self.spread, (self.num_targets, 2))
         self.positions[:, 2] = rng.uniform(self.min_height, self.max_height, self.num_targets)
         self.yaws[:] = rng.uniform(-math.pi, math.pi, self.num_targets)
