@@ -3,8 +3,10 @@
 from gymnasium.envs.registration import register
 
 from .flatten_waypoint_env import FlattenWaypointEnv
+from .ma_fixedwing_dogfight_env import MAFixedwingDogfightEnv
+from .ma_quadx_hover_env import MAQuadXHoverEnv
 
-__all__ = ["TASKS", "FlattenWaypointEnv"]
+__all__ = ["TASKS", "FlattenWaypointEnv", "MAFixedwingDogfightEnv", "MAQuadXHoverEnv"]
 
 TASKS = {
     "QuadX-Hover": "quadx_hover_env:QuadXHoverEnv",

@@ -1,0 +1,104 @@
+"""Throughput and reset cost of the PettingZoo scenes under random actions.
+
+For a 4-drone MAQuadXHover and a 2v2 MAFixedwingDogfight: parallel env steps per second
+(one step = every live agent acts once; resets included, as in training), the mean number
+of live agents, the median cost of ``reset()``, and where the time goes: the share spent
+inside ``Aviary.step()`` (timed by wrapping it on the same run) against the env layer.
+
+Random actions crash hover drones within a second or so, and a crashed drone costs
+nothing, so the hover is also timed with every drone flying (scripted mode-7 hold).
+
+Usage: python benchmarks/bench_ma_envs.py [--steps N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from pyflyt_like.envs import MAFixedwingDogfightEnv, MAQuadXHoverEnv
+
+# The issue's targets on this machine: 3x PyFlyt's (~270 hover, ~230 dogfight steps/s).
+TARGETS = {"hover": 810, "dogfight": 690}
+
+
+def random_actions(env, steps: int) -> list[dict]:
+    """Random actions of every agent, drawn ahead: sampling is the trainer's cost."""
+    for i, agent in enumerate(env.possible_agents):
+        env.action_space(agent).seed(i)
+    return [{agent: env.action_space(agent).sample() for agent in env.possible_agents}
+            for _ in range(steps)]
+
+
+def hold_actions(env, steps: int) -> list[dict]:
+    """Mode-7 actions holding every drone at its start point."""
+    hold = {agent: env.action_mappings[i].to_action((*env.start_pos[i, :2], 0.0,
+                                                     env.start_pos[i, 2]))
+            for i, agent in enumerate(env.possible_agents)}
+    return [hold] * steps
+
+
+def run(env, actions: list[dict]) -> tuple[float, float, float]:
+    """(parallel steps per second, mean live agents, fraction of time inside Aviary.step)."""
+    env.reset(seed=0)
+    live = 0
+    aviary = env.aviary
+    inner = aviary.step
+    inside = [0.0]
+
+    def timed_step() -> None:
+        begin = time.perf_counter()
+        inner()
+        inside[0] += time.perf_counter() - begin
+
+    aviary.step = timed_step
+    try:
+        start = time.perf_counter()
+        for step_actions in actions:
+            live += len(env.agents)
+            env.step({agent: step_actions[agent] for agent in env.agents})
+            if not env.agents:
+                env.reset()
+        elapsed = time.perf_counter() - start
+    finally:
+        del aviary.step
+    return len(actions) / elapsed, live / len(actions), inside[0] / elapsed
+
+
+def reset_milliseconds(env, resets: int = 200) -> float:
+    """Median wall time of one ``reset()`` [ms]."""
+    times = []
+    for _ in range(resets):
+        start = time.perf_counter()
+        env.reset()
+        times.append(time.perf_counter() - start)
+    return 1e3 * statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=3000, help="parallel steps per scene")
+    args = parser.parse_args()
+    scenes = [
+        ("MAQuadXHover, random", "hover", lambda: MAQuadXHoverEnv(), random_actions),
+        ("MAQuadXHover, mode-7 hold", "hover", lambda: MAQuadXHoverEnv(flight_mode=7),
+         hold_actions),
+        ("MAFixedwingDogfight 2v2, random", "dogfight", MAFixedwingDogfightEnv,
+         random_actions),
+    ]
+    print(f"{'scene':32s} {'steps/s':>8s} {'target':>7s} {'live':>5s} {'reset ms':>9s} "
+          f"{'in Aviary.step':>15s}")
+    for name, kind, make, policy in scenes:
+        env = make()
+        try:
+            rate, live, inside = run(env, policy(env, args.steps))
+            reset_ms = reset_milliseconds(env)
+        finally:
+            env.close()
+        print(f"{name:32s} {rate:8.0f} {TARGETS[kind]:7d} {live:5.2f} {reset_ms:9.3f} "
+              f"{100.0 * inside:14.1f}%")
+
+
+if __name__ == "__main__":
+    main()
