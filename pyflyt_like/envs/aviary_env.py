@@ -25,6 +25,7 @@ from ..core.utils.validation import (
 from .attitude_observation import AttitudeObserver, check_angle_representation
 from .chase_camera import RENDER_MODES, check_render_mode, make_chase_camera
 from .vehicle_actions import ActionMapping
+from .vehicle_family import VehicleFamily
 
 FAILURE_PENALTY = -100.0  # reward of a step that crashes or leaves the dome (PyFlyt's)
 
@@ -59,9 +60,7 @@ class AviaryEnv(gymnasium.Env):
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 30}
-    drone_type: str = ""
-    max_rate = 50.0  # rad/s, attitude-observation bound
-    max_speed = 50.0  # m/s, attitude-observation bound
+    family: VehicleFamily  # the vehicle, what an action means, observation bounds
 
     def __init__(self, *, start_pos, start_orn, flight_mode: int, angle_representation: str,
                  sparse_reward: bool, agent_hz: int, max_duration_seconds: float,
@@ -84,7 +83,7 @@ class AviaryEnv(gymnasium.Env):
         self.action_mapping = self.make_action_mapping(flight_mode)  # checks flight_mode
         self.flight_mode = int(flight_mode)
         self.aviary = Aviary(start_pos=self.start_pos[None], start_orn=self.start_orn[None],
-                             drone_type=self.drone_type, drone_options=drone_options or {},
+                             drone_type=self.family.drone_type, drone_options=drone_options or {},
                              render=self.render_mode == "human", seed=0)
         try:
             self._build(agent_hz, angle_representation, render_resolution)
@@ -109,7 +108,7 @@ class AviaryEnv(gymnasium.Env):
         self.action = np.zeros(self.action_mapping.size)
         aux_low, aux_high = self.aux_bounds()
         self.attitude = AttitudeObserver(self.drone, angle_representation, self.action_space,
-                                         self.max_rate, self.max_speed,
+                                         self.family.max_rate, self.family.max_speed,
                                          2.0 * self.flight_dome_size, aux_low, aux_high)
         self.angle_representation = angle_representation
 
@@ -204,14 +203,14 @@ class AviaryEnv(gymnasium.Env):
         """True if the drone touched a body that counts as a crash in the last aviary step."""
         return bool(np.any(contact_row & self._crash_bodies))
 
-    # ----------------------------------------------------------------- family hooks
+    # ----------------------------------------------------------------- family facts
     def make_action_mapping(self, flight_mode: int) -> ActionMapping:
-        """Return what an action means in ``flight_mode`` (vehicle family)."""
-        raise NotImplementedError
+        """Return what an action means in ``flight_mode`` (raises for a mode not flown)."""
+        return self.family.action_mapping(flight_mode, self.flight_dome_size)
 
     def aux_bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        """Bounds (low, high) of the vehicle's aux state in the observation (vehicle family)."""
-        raise NotImplementedError
+        """Bounds (low, high) of the vehicle's aux state in the observation."""
+        return self.family.aux_bounds(self.drone)
 
     # ----------------------------------------------------------------- task hooks
     def add_task_bodies(self) -> None:

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from .aviary_env import AviaryEnv
-from .vehicle_actions import ActionMapping, fixedwing_action_mapping
+from .vehicle_family import FIXEDWING
 
 
 class FixedwingBaseEnv(AviaryEnv):
@@ -28,9 +26,7 @@ class FixedwingBaseEnv(AviaryEnv):
     the model's deflection limits) and the motor throttle [0, 1].
     """
 
-    drone_type = "fixedwing"
-    max_rate = 50.0  # rad/s
-    max_speed = 80.0  # m/s, well above a dive's speed for the shipped aircraft
+    family = FIXEDWING
 
     def __init__(self, *, start_pos=(0.0, 0.0, 10.0), start_orn=(0.0, 0.0, 0.0),
                  flight_mode: int = 0, angle_representation: str = "quaternion",
@@ -45,10 +41,3 @@ class FixedwingBaseEnv(AviaryEnv):
                          flight_dome_size=flight_dome_size, render_mode=render_mode,
                          render_resolution=render_resolution, spawn_jitter=spawn_jitter,
                          drone_options=drone_options)
-
-    def make_action_mapping(self, flight_mode: int) -> ActionMapping:
-        return fixedwing_action_mapping(flight_mode)
-
-    def aux_bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        limits = self.drone.surfaces.deflection_limit
-        return np.append(-limits, 0.0), np.append(limits, 1.0)

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from .aviary_env import AviaryEnv
-from .vehicle_actions import ActionMapping, quadx_action_mapping
+from .vehicle_family import QUADX
 
 
 class QuadXBaseEnv(AviaryEnv):
@@ -22,9 +20,7 @@ class QuadXBaseEnv(AviaryEnv):
     The aux state in the observation is the (4,) motor throttles.
     """
 
-    drone_type = "quadx"
-    max_rate = 50.0  # rad/s
-    max_speed = 30.0  # m/s
+    family = QUADX
 
     def __init__(self, *, start_pos=(0.0, 0.0, 1.0), start_orn=(0.0, 0.0, 0.0),
                  flight_mode: int = 0, angle_representation: str = "quaternion",
@@ -39,9 +35,3 @@ class QuadXBaseEnv(AviaryEnv):
                          flight_dome_size=flight_dome_size, render_mode=render_mode,
                          render_resolution=render_resolution, spawn_jitter=spawn_jitter,
                          drone_options=drone_options)
-
-    def make_action_mapping(self, flight_mode: int) -> ActionMapping:
-        return quadx_action_mapping(flight_mode, self.flight_dome_size)
-
-    def aux_bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        return np.full(4, -1.0), np.full(4, 1.0)

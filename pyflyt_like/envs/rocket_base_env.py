@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from ..core.utils.validation import check_positive_float
 from .aviary_env import AviaryEnv
-from .vehicle_actions import ActionMapping, rocket_action_mapping
+from .vehicle_family import ROCKET
 
 
 class RocketBaseEnv(AviaryEnv):
@@ -32,12 +30,7 @@ class RocketBaseEnv(AviaryEnv):
         Others: see :class:`~pyflyt_like.envs.aviary_env.AviaryEnv`. ``flight_mode`` must be 0.
     """
 
-    drone_type = "rocket"
-    # A stage falling from the 500 m ceiling reaches ~100 m/s; with its spawn speed and a
-    # full-throttle climb, 150 m/s bounds any flight that stays in the box.
-    max_speed = 150.0  # m/s
-    # The 5 degree gimbal gives at most ~2.5 rad/s^2 on the stage; 10 rad/s is a tumble.
-    max_rate = 10.0  # rad/s
+    family = ROCKET
 
     def __init__(self, *, start_pos, start_orn=(0.0, 0.0, 0.0), flight_mode: int = 0,
                  angle_representation: str = "quaternion", sparse_reward: bool = False,
@@ -56,16 +49,6 @@ class RocketBaseEnv(AviaryEnv):
                          flight_dome_size=max(self.ceiling, self.max_displacement),
                          render_mode=render_mode, render_resolution=render_resolution,
                          spawn_jitter=spawn_jitter, drone_options=drone_options)
-
-    def make_action_mapping(self, flight_mode: int) -> ActionMapping:
-        return rocket_action_mapping(flight_mode)
-
-    def aux_bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        fins = self.drone.finlets.deflection_limit
-        gimbals = self.drone.gimbals.range[0]
-        low = np.concatenate([-fins, np.zeros(3), -gimbals])
-        high = np.concatenate([fins, np.ones(3), gimbals])
-        return low, high
 
     def out_of_bounds(self) -> bool:
         """True above the ceiling or beyond ``max_displacement`` in x or y."""

@@ -1,9 +1,9 @@
 """What the env layer needs to know about a vehicle family, for single- and multi-agent envs.
 
 A :class:`VehicleFamily` names the Aviary drone type, bounds the attitude observation, says
-what a normalised action means in each flight mode and bounds the vehicle's aux state. The
-multi-agent scenes take these facts from here rather than from the single-agent family
-bases, which hold the same facts as class attributes and methods.
+what a normalised action means in each flight mode and bounds the vehicle's aux state. Both the
+single-agent family bases (``QuadXBaseEnv``, ``FixedwingBaseEnv``, ``RocketBaseEnv``) and
+the multi-agent scenes take these facts from here.
 """
 
 from __future__ import annotations
@@ -13,7 +13,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .vehicle_actions import ActionMapping, fixedwing_action_mapping, quadx_action_mapping
+from .vehicle_actions import (
+    ActionMapping,
+    fixedwing_action_mapping,
+    quadx_action_mapping,
+    rocket_action_mapping,
+)
 
 
 @dataclass(frozen=True)
@@ -54,3 +59,19 @@ QUADX = VehicleFamily(drone_type="quadx", max_rate=50.0, max_speed=30.0,
 FIXEDWING = VehicleFamily(drone_type="fixedwing", max_rate=50.0, max_speed=80.0,
                           action_mapping=lambda mode, _dome: fixedwing_action_mapping(mode),
                           aux_bounds=_surface_bounds)
+
+
+def _rocket_bounds(drone) -> tuple[np.ndarray, np.ndarray]:
+    """Rocket aux state: fin deflections [rad], ignition, fuel ratio, throttle, gimbals [rad]."""
+    fins = drone.finlets.deflection_limit
+    gimbals = drone.gimbals.range[0]
+    return (np.concatenate([-fins, np.zeros(3), -gimbals]),
+            np.concatenate([fins, np.ones(3), gimbals]))
+
+
+# A stage falling from a 500 m ceiling reaches ~100 m/s; with its spawn speed and a
+# full-throttle climb 150 m/s bounds any flight in the box. The 5 degree gimbal gives at most
+# ~2.5 rad/s^2 on the stage: 10 rad/s is a tumble.
+ROCKET = VehicleFamily(drone_type="rocket", max_rate=10.0, max_speed=150.0,
+                       action_mapping=lambda mode, _dome: rocket_action_mapping(mode),
+                       aux_bounds=_rocket_bounds)
