@@ -176,12 +176,13 @@ class LiftingSurfaces:
             self.alpha_stall_p_base.tolist(), self.alpha_stall_n_base.tolist(),
             self.aspect.tolist(), self.cl_alpha.tolist(), self.cd_0.tolist(),
             self._plate_loss.tolist()))
-        self._actuation = [(-1 if c is None else int(c), sign * limit, gain) for c, sign, limit,
-                           gain in zip(self.command_ids, self.command_sign.tolist(),
-                                       self.deflection_limit.tolist(),
-                                       self._lag_gain.tolist())]
-        self._half_rho_area = (0.5 * AIR_DENSITY * self.area).tolist()
-        self._chords = self.chord.tolist()
+        # Everything the hot loop needs about surface i, in one tuple of floats: command
+        # index (-1: fixed), signed travel [rad], lag gain, rho S / 2, chord, coefficients.
+        self._per_surface = list(zip(
+            [-1 if c is None else int(c) for c in self.command_ids],
+            (self.command_sign * self.deflection_limit).tolist(), self._lag_gain.tolist(),
+            (0.5 * AIR_DENSITY * self.area).tolist(), self.chord.tolist(), self._constants))
+        self._scales = [0.0] * (3 * n)
         self._flow = [0.0] * (2 * n)  # chordwise-forward then normal airflow [m/s]
         self._load_scales = np.zeros(3 * n)  # per surface: along forward, along lift, moment
 
@@ -272,9 +273,10 @@ class LiftingSurfaces:
         commands = command.tolist() if isinstance(command, np.ndarray) else list(command)
         deflections = self.deflection.tolist()
         flow, n = self._flow, len(deflections)
-        scales = []
-        for i, ((index, travel, gain), constants) in enumerate(zip(self._actuation,
-                                                                   self._constants)):
+        atan2, sqrt = math.atan2, math.sqrt
+        scales = self._scales
+        for i, (index, travel, gain, half_rho_area, chord, constants) in enumerate(
+                self._per_surface):
             target = 0.0
             if index >= 0:
                 c = commands[index]
@@ -282,12 +284,16 @@ class LiftingSurfaces:
             deflection = deflections[i] + gain * (target - deflections[i])
             deflections[i] = deflection
             forward, up = flow[i], flow[n + i]
-            alpha = math.atan2(-up, forward)
+            speed2 = forward * forward + up * up
+            alpha = atan2(-up, forward)
             cl, cd, cm = _coefficients(alpha, deflection, *constants)
-            qs = self._half_rho_area[i] * (forward * forward + up * up)
-            sin_a, cos_a = math.sin(alpha), math.cos(alpha)
-            scales += (qs * (cl * sin_a - cd * cos_a), qs * (cl * cos_a + cd * sin_a),
-                       qs * self._chords[i] * cm)
+            qs = half_rho_area * speed2
+            # sin and cos of alpha straight from the flow (alpha = 0 in still air).
+            speed = sqrt(speed2)
+            sin_a, cos_a = (-up / speed, forward / speed) if speed > 0.0 else (0.0, 1.0)
+            scales[3 * i] = qs * (cl * sin_a - cd * cos_a)
+            scales[3 * i + 1] = qs * (cl * cos_a + cd * sin_a)
+            scales[3 * i + 2] = qs * chord * cm
         self.deflection[:] = deflections
         self._load_scales[:] = scales
         fx, fy, fz, tx, ty, tz = (self._wrench_map @ self._load_scales).tolist()
