@@ -8,7 +8,10 @@ inside ``Aviary.step()`` (timed by wrapping it on the same run) against the env 
 Random actions crash hover drones within a second or so, and a crashed drone costs
 nothing, so the hover is also timed with every drone flying (scripted mode-7 hold).
 
-Usage: python benchmarks/bench_ma_envs.py [--steps N]
+With ``--pyflyt`` (and PyFlyt installed in this Python) PyFlyt's two scenes are timed the
+same way in the same run, with their defaults, and the ratios printed.
+
+Usage: python benchmarks/bench_ma_envs.py [--steps N] [--pyflyt]
 """
 
 from __future__ import annotations
@@ -79,7 +82,9 @@ def reset_milliseconds(env, resets: int = 200) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=3000, help="parallel steps per scene")
+    parser.add_argument("--pyflyt", action="store_true", help="also time PyFlyt's scenes")
     args = parser.parse_args()
+    ours = {}
     scenes = [
         ("MAQuadXHover, random", "hover", lambda: MAQuadXHoverEnv(), random_actions),
         ("MAQuadXHover, mode-7 hold", "hover", lambda: MAQuadXHoverEnv(flight_mode=7),
@@ -98,6 +103,29 @@ def main() -> None:
             env.close()
         print(f"{name:32s} {rate:8.0f} {TARGETS[kind]:7d} {live:5.2f} {reset_ms:9.3f} "
               f"{100.0 * inside:14.1f}%")
+        ours.setdefault(kind, rate)  # the random-action figure of each scene
+    if args.pyflyt:
+        compare_with_pyflyt(ours, min(args.steps, 1000))
+
+
+def compare_with_pyflyt(ours: dict[str, float], steps: int) -> None:
+    """Time PyFlyt's hover and dogfight under random actions and print our ratio to them."""
+    try:
+        from PyFlyt.pz_envs import MAFixedwingDogfightEnvV2, MAQuadXHoverEnvV2
+    except ImportError:
+        print("PyFlyt is not installed in this Python; skipped the comparison")
+        return
+    for kind, make in (("hover", MAQuadXHoverEnvV2), ("dogfight", MAFixedwingDogfightEnvV2)):
+        env = make()
+        env.reset(seed=0)
+        start = time.perf_counter()
+        for _ in range(steps):
+            if not env.agents:
+                env.reset()
+            env.step({agent: env.action_space(agent).sample() for agent in env.agents})
+        theirs = steps / (time.perf_counter() - start)
+        env.close()
+        print(f"PyFlyt {kind}: {theirs:.0f} steps/s; ours / theirs = {ours[kind] / theirs:.1f}")
 
 
 if __name__ == "__main__":
