@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import inspect
+import os
+import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -98,6 +100,12 @@ class Aviary(bullet_client.BulletClient):
         self.render = bool(render)
         self.gravity = check_positive_float("gravity", gravity)
 
+        if self.render and sys.platform.startswith("linux") and not (
+                os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+            # PyBullet's GUI would print "cannot connect to X server" and end the process.
+            raise RuntimeError("render=True opens PyBullet's GUI, which needs a display (DISPLAY "
+                               "is not set); run headless with render=False, or use an env's "
+                               'render_mode="rgb_array" for frames')
         super().__init__(pybullet.GUI if self.render else pybullet.DIRECT)
         client = self._client
         pybullet.setGravity(0.0, 0.0, -self.gravity, physicsClientId=client)

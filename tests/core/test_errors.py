@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -362,3 +363,12 @@ def test_unregistered_body_in_contact_gets_a_clear_error():
         with pytest.raises(RuntimeError, match="register_all_new_bodies"):
             for _ in range(240):
                 aviary.step()
+
+
+def test_gui_without_a_display_raises_instead_of_ending_the_process(monkeypatch):
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the display check is for Linux")
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    with pytest.raises(RuntimeError, match="needs a display"):
+        Aviary(np.array([[0.0, 0.0, 1.0]]), np.zeros((1, 3)), render=True)

@@ -152,3 +152,10 @@ def test_action_mapping_round_trips_and_spans_the_limits(mode):
     action = env.action_space.sample()
     np.testing.assert_allclose(mapping.to_action(mapping.to_setpoint(action)), action)
     env.close()
+
+
+def test_human_render_mode_without_a_display_raises_a_clear_error(monkeypatch):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    with pytest.raises(RuntimeError, match="rgb_array"):
+        make("QuadX-Hover", render_mode="human")
