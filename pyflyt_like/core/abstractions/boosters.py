@@ -8,6 +8,7 @@ import numpy as np
 import pybullet
 
 from ..utils.validation import as_float_array
+from .rigid_links import all_rigid, link_geometry
 
 MIN_TANK_MASS = 1e-3  # kg: an empty tank keeps a sliver of mass so the link stays dynamic
 
@@ -91,6 +92,11 @@ class Boosters:
         self.throttle = np.zeros(n)
         self.fuel_remaining = self.total_fuel_mass.copy()
         self.thrust = np.zeros(n)
+        # Boosters fixed rigidly to the base push it through one force and torque (see
+        # rigid_links: per-link loads would use PyBullet's one-step-stale link frames).
+        self._base_geometry = (link_geometry(self.client_id, self.uav_id, self.booster_ids)
+                               if all_rigid(self.client_id, self.uav_id, self.booster_ids)
+                               else None)
         self._update_tanks()
 
     @property
@@ -137,10 +143,20 @@ class Boosters:
         self.thrust = np.where(self.ignited, thrust, 0.0)
         direction = self.thrust_unit if rotation is None else np.einsum(
             "nij,nj->ni", rotation, self.thrust_unit)
-        forces = (self.thrust[:, None] * direction).tolist()
-        for link, force in zip(self.booster_ids, forces):
-            pybullet.applyExternalForce(self.uav_id, link, force, (0.0, 0.0, 0.0),
+        forces = self.thrust[:, None] * direction
+        if self._base_geometry is not None:  # rigid boosters: one wrench on the base
+            offsets, to_base = self._base_geometry
+            on_base = np.einsum("nij,nj->ni", to_base, forces)
+            force = on_base.sum(axis=0).tolist()
+            torque = np.cross(offsets, on_base).sum(axis=0).tolist()
+            pybullet.applyExternalForce(self.uav_id, -1, force, (0.0, 0.0, 0.0),
                                         pybullet.LINK_FRAME, physicsClientId=self.client_id)
+            pybullet.applyExternalTorque(self.uav_id, -1, torque, pybullet.LINK_FRAME,
+                                         physicsClientId=self.client_id)
+        else:
+            for link, force in zip(self.booster_ids, forces.tolist()):
+                pybullet.applyExternalForce(self.uav_id, link, force, (0.0, 0.0, 0.0),
+                                            pybullet.LINK_FRAME, physicsClientId=self.client_id)
         if np.any(burn > 0):
             self._update_tanks()
 

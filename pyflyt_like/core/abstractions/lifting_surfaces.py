@@ -34,6 +34,7 @@ import pybullet
 
 from ..utils.validation import as_float_array
 from .boring_bodies import AIR_DENSITY
+from .rigid_links import link_geometry
 
 # Share of a flap's lift increment that also raises the maximum lift coefficient.
 STALL_LIFT_SHARE = 0.5
@@ -168,7 +169,8 @@ class LiftingSurfaces:
         self._lag_gain = 1.0 - np.exp(-physics_period / column("tau"))
         self._plate_loss = 0.41 * (1.0 - np.exp(-17.0 / self.aspect))
         self.deflection = np.zeros(n)
-        self._offsets, self._to_link = self._link_geometry()
+        self._offsets, to_base = link_geometry(self.client_id, self.uav_id, self.ids)
+        self._to_link = np.transpose(to_base, (0, 2, 1))
         self._build_maps()
         # Per surface, the constants of the hot path as plain floats.
         self._constants = list(zip(
@@ -185,24 +187,6 @@ class LiftingSurfaces:
         self._scales = [0.0] * (3 * n)
         self._flow = [0.0] * (2 * n)  # chordwise-forward then normal airflow [m/s]
         self._load_scales = np.zeros(3 * n)  # per surface: along forward, along lift, moment
-
-    def _link_geometry(self) -> tuple[np.ndarray, np.ndarray]:
-        """Offsets (n, 3) of the surfaces from the base in base frame, and base->link rotations."""
-        client, uav = self.client_id, self.uav_id
-        base_pos, base_orn = pybullet.getBasePositionAndOrientation(uav, physicsClientId=client)
-        base_rotation = np.array(pybullet.getMatrixFromQuaternion(base_orn)).reshape(3, 3)
-        offsets, rotations = [], []
-        for link in self.ids:
-            if link < 0:
-                offsets.append(np.zeros(3))
-                rotations.append(np.eye(3))
-                continue
-            position, orientation = pybullet.getLinkState(
-                uav, link, computeForwardKinematics=True, physicsClientId=client)[:2]
-            link_rotation = np.array(pybullet.getMatrixFromQuaternion(orientation)).reshape(3, 3)
-            offsets.append(base_rotation.T @ (np.array(position) - np.array(base_pos)))
-            rotations.append(link_rotation.T @ base_rotation)
-        return np.array(offsets), np.array(rotations)
 
     def _build_maps(self) -> None:
         """The linear maps: base motion -> surface airflow, and surface loads -> base wrench."""

@@ -9,6 +9,7 @@ import numpy as np
 import pybullet
 
 from ..utils.validation import as_float_array
+from .rigid_links import all_rigid, link_geometry
 
 NOISE_BLOCK = 256  # physics steps of motor noise drawn at once
 
@@ -82,7 +83,7 @@ class Motors:
         # (6, n) map from signed throttle^2 to that wrench saves two pybullet calls per motor.
         wrench_map = (_base_wrench_map(self.client_id, self.uav_id, self.motor_ids,
                                        self._load_per_throttle2)
-                      if _all_rigid(self.client_id, self.uav_id, self.motor_ids) else None)
+                      if all_rigid(self.client_id, self.uav_id, self.motor_ids) else None)
         self._base_wrench_rows = None if wrench_map is None else wrench_map.tolist()
         self._lag_gain_values = self._lag_gain.tolist()
         self._no_noise = [0.0] * n
@@ -144,35 +145,17 @@ class Motors:
             apply_torque(uav, link, load[3:], frame, physicsClientId=client)
 
 
-def _all_rigid(client: int, uav: int, links: Sequence[int]) -> bool:
-    """True if every link is joined to the base through fixed joints only."""
-    for link in links:
-        while link >= 0:
-            info = pybullet.getJointInfo(uav, link, physicsClientId=client)
-            if info[2] != pybullet.JOINT_FIXED:
-                return False
-            link = info[16]
-    return True
-
 
 def _base_wrench_map(client: int, uav: int, links: Sequence[int],
                      load_per_unit: np.ndarray) -> np.ndarray:
     """(6, n) map from per-link load scale to [force; torque] on the base, in base frame.
 
     ``load_per_unit`` is (n, 6): force and pure torque of each link, in the link frame, per
-    unit scale. Forces act at each link's origin (its centre of mass frame in pybullet).
+    unit scale.
     """
-    base_pos, base_orn = pybullet.getBasePositionAndOrientation(uav, physicsClientId=client)
-    to_base = np.array(pybullet.getMatrixFromQuaternion(base_orn)).reshape(3, 3).T
+    offsets, rotations = link_geometry(client, uav, links)
     columns = []
-    for link, load in zip(links, load_per_unit):
-        if link < 0:
-            rotation, offset = np.eye(3), np.zeros(3)
-        else:
-            link_pos, link_orn = pybullet.getLinkState(uav, link, computeForwardKinematics=True,
-                                                       physicsClientId=client)[:2]
-            rotation = to_base @ np.array(pybullet.getMatrixFromQuaternion(link_orn)).reshape(3, 3)
-            offset = to_base @ (np.array(link_pos) - np.array(base_pos))
+    for offset, rotation, load in zip(offsets, rotations, load_per_unit):
         force, torque = rotation @ load[:3], rotation @ load[3:]
         columns.append(np.concatenate((force, np.cross(offset, force) + torque)))
     return np.array(columns).T
