@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 import pybullet
 import pytest
-from pettingzoo.test import api_test, parallel_api_test
-from pettingzoo.utils.conversions import parallel_to_aec
 
 from pyflyt_like.envs import MAFixedwingDogfightEnv
 from pyflyt_like.envs.aviary_env import FAILURE_PENALTY
@@ -22,6 +19,8 @@ from pyflyt_like.envs.dogfight_rules import (
     relative_quaternions,
 )
 from pyflyt_like.envs.ma_fixedwing_dogfight_env import DAMAGE_PENALTY, DAMAGE_REWARD, WIN_REWARD
+
+from ._ma_checks import assert_aec_api_clean, assert_parallel_api_clean, random_actions
 
 SPEED = 14.0  # m/s, the acrowing's spawn speed
 ALTITUDE = 60.0  # m, where scripted duels are flown
@@ -66,10 +65,6 @@ def level(env) -> dict:
             for agent in env.agents}
 
 
-def random_actions(env) -> dict:
-    return {agent: env.action_space(agent).sample() for agent in env.agents}
-
-
 OPTION_SETS = [
     {},
     {"team_size": 1},
@@ -81,24 +76,12 @@ OPTION_SETS = [
 
 @pytest.mark.parametrize("options", OPTION_SETS)
 def test_parallel_api_test_passes_without_warnings(options):
-    env = MAFixedwingDogfightEnv(**options)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            parallel_api_test(env, num_cycles=200)
-    finally:
-        env.close()
+    assert_parallel_api_clean(MAFixedwingDogfightEnv(**options), num_cycles=200)
 
 
 @pytest.mark.parametrize("team_size", [1, 2])
 def test_aec_conversion_passes_api_test(team_size):
-    env = parallel_to_aec(MAFixedwingDogfightEnv(team_size=team_size))
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            api_test(env, num_cycles=200)
-    finally:
-        env.close()
+    assert_aec_api_clean(MAFixedwingDogfightEnv(team_size=team_size), num_cycles=200)
 
 
 def test_defaults_and_spaces(env):

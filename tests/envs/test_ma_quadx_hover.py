@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pybullet
 import pytest
-from pettingzoo.test import api_test, parallel_api_test
-from pettingzoo.utils.conversions import parallel_to_aec
 
 from pyflyt_like.envs import MAQuadXHoverEnv
 from pyflyt_like.envs.aviary_env import FAILURE_PENALTY
+
+from ._ma_checks import assert_aec_api_clean, assert_parallel_api_clean, random_actions
 
 
 @pytest.fixture
@@ -38,10 +36,6 @@ def hold_actions(env) -> dict:
             for agent in env.agents for i in [env.agent_index[agent]]}
 
 
-def random_actions(env) -> dict:
-    return {agent: env.action_space(agent).sample() for agent in env.agents}
-
-
 def episode_returns(env, seed: int, steps: int, policy) -> dict:
     """Sum of each agent's rewards over ``steps`` steps (or until every agent is gone)."""
     env.reset(seed=seed)
@@ -58,25 +52,13 @@ def episode_returns(env, seed: int, steps: int, policy) -> dict:
 @pytest.mark.parametrize("angle_representation", ["quaternion", "euler"])
 @pytest.mark.parametrize("sparse_reward", [False, True])
 def test_parallel_api_test_passes_without_warnings(angle_representation, sparse_reward):
-    env = MAQuadXHoverEnv(angle_representation=angle_representation,
-                          sparse_reward=sparse_reward)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            parallel_api_test(env, num_cycles=400)
-    finally:
-        env.close()
+    assert_parallel_api_clean(MAQuadXHoverEnv(angle_representation=angle_representation,
+                                              sparse_reward=sparse_reward), num_cycles=400)
 
 
 @pytest.mark.parametrize("flight_mode", [0, 7])
 def test_aec_conversion_passes_api_test(flight_mode):
-    env = parallel_to_aec(MAQuadXHoverEnv(flight_mode=flight_mode))
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            api_test(env, num_cycles=300)
-    finally:
-        env.close()
+    assert_aec_api_clean(MAQuadXHoverEnv(flight_mode=flight_mode), num_cycles=300)
 
 
 def test_defaults_match_the_reference(env):

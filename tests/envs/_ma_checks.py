@@ -1,0 +1,34 @@
+"""Checks both PettingZoo scenes run: the ecosystem's API tests, warnings as errors."""
+
+from __future__ import annotations
+
+import warnings
+
+from pettingzoo.test import api_test, parallel_api_test
+from pettingzoo.utils.conversions import parallel_to_aec
+
+
+def assert_parallel_api_clean(env, num_cycles: int) -> None:
+    """``parallel_api_test`` passes on ``env`` with no warning; the env is closed after."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            parallel_api_test(env, num_cycles=num_cycles)
+    finally:
+        env.close()
+
+
+def assert_aec_api_clean(env, num_cycles: int) -> None:
+    """``api_test`` passes on the AEC conversion of ``env`` with no warning; closes it after."""
+    aec_env = parallel_to_aec(env)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            api_test(aec_env, num_cycles=num_cycles)
+    finally:
+        aec_env.close()
+
+
+def random_actions(env) -> dict:
+    """A random action for every live agent."""
+    return {agent: env.action_space(agent).sample() for agent in env.agents}
