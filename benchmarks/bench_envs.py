@@ -19,6 +19,7 @@ import statistics
 import time
 
 import gymnasium
+from aviary_step_timer import time_inside_aviary_step
 
 from pyflyt_like.envs import TASKS
 
@@ -31,33 +32,13 @@ def steps_per_second(env: gymnasium.Env, steps: int) -> tuple[float, float]:
 
     Resets are part of the run, as in training.
     """
-    env.action_space.seed(0)
-    env.reset(seed=0)
-    actions = [env.action_space.sample() for _ in range(steps)]
-    aviary = env.unwrapped.aviary
-    inner = aviary.step
-    spent = [0.0]
-
-    def timed_step() -> None:
-        begin = time.perf_counter()
-        inner()
-        spent[0] += time.perf_counter() - begin
-
-    aviary.step = timed_step
-    try:
-        start = time.perf_counter()
-        for action in actions:
-            _, _, terminated, truncated, _ = env.step(action)
-            if terminated or truncated:
-                env.reset()
-        elapsed = time.perf_counter() - start
-    finally:
-        del aviary.step
-    return steps / elapsed, elapsed / spent[0]
+    with time_inside_aviary_step(env.unwrapped.aviary) as inside:
+        elapsed = random_run_seconds(env, steps)
+    return steps / elapsed, elapsed / inside[0]
 
 
-def _plain_run_seconds(env: gymnasium.Env, steps: int) -> float:
-    """Seconds for ``steps`` random-action steps of any env (no aviary attribute needed)."""
+def random_run_seconds(env: gymnasium.Env, steps: int) -> float:
+    """Seconds for ``steps`` random-action steps of any env, resetting when one ends."""
     env.action_space.seed(0)
     env.reset(seed=0)
     actions = [env.action_space.sample() for _ in range(steps)]
@@ -108,7 +89,7 @@ def main() -> None:
             print("PyFlyt is not installed in this Python; skipped the comparison")
             return
         env = gymnasium.make("PyFlyt/QuadX-Hover-v4").unwrapped
-        theirs = args.steps / _plain_run_seconds(env, args.steps)
+        theirs = args.steps / random_run_seconds(env, args.steps)
         reset = reset_milliseconds(env, resets=20)
         print(f"PyFlyt QuadX-Hover: {theirs:.0f} steps/s, reset {reset:.1f} ms; "
               f"ours / theirs = {ours.get('QuadX-Hover', float('nan')) / theirs:.2f}")

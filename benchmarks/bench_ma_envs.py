@@ -20,6 +20,8 @@ import argparse
 import statistics
 import time
 
+from aviary_step_timer import time_inside_aviary_step
+
 from pyflyt_like.envs import MAFixedwingDogfightEnv, MAQuadXHoverEnv
 
 # The issue's targets on this machine: 3x PyFlyt's (~270 hover, ~230 dogfight steps/s).
@@ -46,17 +48,7 @@ def run(env, actions: list[dict]) -> tuple[float, float, float]:
     """(parallel steps per second, mean live agents, fraction of time inside Aviary.step)."""
     env.reset(seed=0)
     live = 0
-    aviary = env.aviary
-    inner = aviary.step
-    inside = [0.0]
-
-    def timed_step() -> None:
-        begin = time.perf_counter()
-        inner()
-        inside[0] += time.perf_counter() - begin
-
-    aviary.step = timed_step
-    try:
+    with time_inside_aviary_step(env.aviary) as inside:
         start = time.perf_counter()
         for step_actions in actions:
             live += len(env.agents)
@@ -64,8 +56,6 @@ def run(env, actions: list[dict]) -> tuple[float, float, float]:
             if not env.agents:
                 env.reset()
         elapsed = time.perf_counter() - start
-    finally:
-        del aviary.step
     return len(actions) / elapsed, live / len(actions), inside[0] / elapsed
 
 
