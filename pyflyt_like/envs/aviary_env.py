@@ -180,8 +180,7 @@ class AviaryEnv(gymnasium.Env):
         """For ``render_mode="rgb_array"``: an (H, W, 3) uint8 chase-camera frame."""
         if self._render_camera is None:
             return None
-        rgba, _, _ = self._render_camera.capture_image()
-        return np.ascontiguousarray(rgba[:, :, :3])
+        return self._render_camera.capture_rgb()
 
     def close(self) -> None:
         """Disconnect the aviary; safe to call twice."""

@@ -46,8 +46,7 @@ class VideoRecorder:
     def capture(self) -> None:
         """Grab a frame if one is due at the aviary's current time."""
         if self.aviary.elapsed_time + 1e-9 >= self._next_time:
-            rgba, _, _ = self.camera.capture_image()
-            self.frames.append(np.ascontiguousarray(rgba[:, :, :3]))
+            self.frames.append(self.camera.capture_rgb())
             self._next_time += 1.0 / VIDEO_FPS
 
     def write(self, path: str | Path) -> Path:

@@ -328,3 +328,12 @@ def test_camera_fps_must_divide_physics_hz(aviary, fps):
 def test_bad_parameters_raise_naming_the_argument(aviary, option, value, error):
     with pytest.raises(error, match=option):
         make_camera(aviary, **{option: value})
+
+
+def test_capture_rgb_is_the_colour_part_of_capture_image(aviary):
+    cam = make_camera(aviary)
+    rgba, _, _ = cam.capture_image()
+    rgb = cam.capture_rgb()
+    assert rgb.shape == rgba.shape[:2] + (3,) and rgb.dtype == np.uint8
+    assert rgb.flags["C_CONTIGUOUS"]
+    np.testing.assert_array_equal(rgb, rgba[:, :, :3])

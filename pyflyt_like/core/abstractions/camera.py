@@ -244,16 +244,28 @@ class Camera:
             seg: (h, w, 1) int32 pybullet body unique id seen by each pixel (link index not
                 included), -1 where nothing is seen.
         """
-        self.state_update()
         height, width = self.camera_resolution
-        _, _, rgba, depth_buffer, seg = pybullet.getCameraImage(
-            width, height, self.view_mat, self.proj_mat, renderer=pybullet.ER_TINY_RENDERER,
-            flags=0, physicsClientId=self.client_id)
+        rgba, depth_buffer, seg = self._render()
         rgba = np.asarray(rgba, dtype=np.uint8).reshape(height, width, 4)
         depth = self.depth_from_buffer(np.asarray(depth_buffer, dtype=np.float64))
         depth = depth.astype(np.float32).reshape(height, width, 1)
         seg = np.asarray(seg, dtype=np.int32).reshape(height, width, 1)
         return rgba, depth, seg
+
+    def capture_rgb(self) -> np.ndarray:
+        """Render the current view; return only the (h, w, 3) uint8 colour image (for video
+        and env rendering: no depth conversion)."""
+        height, width = self.camera_resolution
+        rgba = np.asarray(self._render()[0], dtype=np.uint8).reshape(height, width, 4)
+        return np.ascontiguousarray(rgba[:, :, :3])
+
+    def _render(self) -> tuple:
+        """Update the view from the mount pose and render: raw (rgba, depth buffer, seg)."""
+        self.state_update()
+        height, width = self.camera_resolution
+        return pybullet.getCameraImage(
+            width, height, self.view_mat, self.proj_mat, renderer=pybullet.ER_TINY_RENDERER,
+            flags=0, physicsClientId=self.client_id)[2:]
 
     def depth_from_buffer(self, buffer: np.ndarray) -> np.ndarray:
         """Convert OpenGL depth-buffer values to metric z-depth [m], element-wise.
