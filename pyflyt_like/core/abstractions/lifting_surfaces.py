@@ -169,9 +169,7 @@ class LiftingSurfaces:
         self._lag_gain = 1.0 - np.exp(-physics_period / column("tau"))
         self._plate_loss = 0.41 * (1.0 - np.exp(-17.0 / self.aspect))
         self.deflection = np.zeros(n)
-        self._offsets, to_base = link_geometry(self.client_id, self.uav_id, self.ids)
-        self._to_link = np.transpose(to_base, (0, 2, 1))
-        self._build_maps()
+        self._build_maps(*link_geometry(self.client_id, self.uav_id, self.ids))
         # Per surface, the constants of the hot path as plain floats.
         self._constants = list(zip(
             self.flap_gain.tolist(), self.alpha_0_base.tolist(),
@@ -188,13 +186,16 @@ class LiftingSurfaces:
         self._flow = [0.0] * (2 * n)  # chordwise-forward then normal airflow [m/s]
         self._load_scales = np.zeros(3 * n)  # per surface: along forward, along lift, moment
 
-    def _build_maps(self) -> None:
-        """The linear maps: base motion -> surface airflow, and surface loads -> base wrench."""
-        to_base = np.transpose(self._to_link, (0, 2, 1))
+    def _build_maps(self, offsets: np.ndarray, to_base: np.ndarray) -> None:
+        """The linear maps: base motion -> surface airflow, and surface loads -> base wrench.
+
+        Args:
+            offsets: (n, 3) surface origins from the base, base frame [m].
+            to_base: (n, 3, 3) surface-to-base rotations.
+        """
         forward = np.einsum("nij,nj->ni", to_base, self.forward_unit)  # base frame
         lift = np.einsum("nij,nj->ni", to_base, self.lift_unit)
         span = np.einsum("nij,nj->ni", to_base, self.span_unit)
-        offsets = self._offsets
         # Airflow at a surface: v + w x r; its component along u is v.u + w.(r x u).
         self._flow_map = np.vstack((np.hstack((forward, np.cross(offsets, forward))),
                                     np.hstack((lift, np.cross(offsets, lift)))))
