@@ -160,7 +160,9 @@ def _add_demo_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_demo(args: argparse.Namespace) -> int:
-    if args.gui and sys.platform.startswith("linux") and not os.environ.get("DISPLAY"):
+    from .core.utils.display import display_available  # loads pybullet: only when flying
+
+    if args.gui and not display_available():
         raise CommandError("--gui needs a display, but DISPLAY is not set")
     results = fly_waypoints(seed=args.seed, render=args.gui)
     x, y, z = DEMO_START

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import inspect
-import os
-import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -21,6 +19,7 @@ from .drones.multirotor import Multirotor
 from .drones.quadplane import QuadPlane
 from .drones.quadx import QuadX
 from .drones.rocket import Rocket
+from .utils.display import display_available
 from .utils.validation import as_float_array, check_positive_float, check_positive_int
 from .wind import WIND_FIELDS
 
@@ -100,8 +99,7 @@ class Aviary(bullet_client.BulletClient):
         self.render = bool(render)
         self.gravity = check_positive_float("gravity", gravity)
 
-        if self.render and sys.platform.startswith("linux") and not (
-                os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        if self.render and not display_available():
             # PyBullet's GUI would print "cannot connect to X server" and end the process.
             raise RuntimeError("render=True opens PyBullet's GUI, which needs a display (DISPLAY "
                                "is not set); run headless with render=False, or use an env's "

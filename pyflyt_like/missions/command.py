@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 from pathlib import Path
 from typing import TextIO
 
@@ -56,10 +54,11 @@ def run(args: argparse.Namespace, usage_error: type[Exception],
 
     Reports go to ``out`` and the progress bar to ``err`` (when it is a terminal).
     """
+    from ..core.utils.display import display_available
     from .report import format_summary_table
     from .runner import run_mission
 
-    if args.gui and sys.platform.startswith("linux") and not os.environ.get("DISPLAY"):
+    if args.gui and not display_available():
         raise command_error("--gui needs a display, but DISPLAY is not set")
     if args.seed < 0:
         raise usage_error(f"--seed must be >= 0, got {args.seed}")

@@ -145,7 +145,6 @@ class Motors:
             apply_torque(uav, link, load[3:], frame, physicsClientId=client)
 
 
-
 def _base_wrench_map(client: int, uav: int, links: Sequence[int],
                      load_per_unit: np.ndarray) -> np.ndarray:
     """(6, n) map from per-link load scale to [force; torque] on the base, in base frame.
