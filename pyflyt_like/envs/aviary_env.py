@@ -15,32 +15,14 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from ..core import Aviary
-from ..core.utils.validation import (
-    as_float_array,
-    check_bool,
-    check_positive_float,
-    check_positive_int,
-)
+from ..core.utils.validation import as_float_array
 from .attitude_observation import AttitudeObserver, check_angle_representation
-from .chase_camera import RENDER_MODES, check_render_mode, make_chase_camera
+from .chase_camera import RENDER_MODES
+from .env_common import FAILURE_PENALTY, AviaryEnvCommon
 from .vehicle_actions import ActionMapping
-from .vehicle_family import VehicleFamily
-
-FAILURE_PENALTY = -100.0  # reward of a step that crashes or leaves the dome (PyFlyt's)
 
 
-def check_agent_hz(agent_hz: object, control_hz: int) -> int:
-    """Return the aviary steps per env step; raise unless ``agent_hz`` divides ``control_hz``."""
-    agent_hz = check_positive_int("agent_hz", agent_hz)
-    if control_hz % agent_hz:
-        allowed = [r for r in range(1, control_hz + 1) if control_hz % r == 0]
-        raise ValueError(f"agent_hz={agent_hz} must divide the vehicle's control rate "
-                         f"{control_hz} Hz; allowed: {allowed}")
-    return control_hz // agent_hz
-
-
-class AviaryEnv(gymnasium.Env):
+class AviaryEnv(AviaryEnvCommon, gymnasium.Env):
     """Base of the single-agent tasks.
 
     Args:
@@ -60,36 +42,23 @@ class AviaryEnv(gymnasium.Env):
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 30}
-    family: VehicleFamily  # the vehicle, what an action means, observation bounds
 
     def __init__(self, *, start_pos, start_orn, flight_mode: int, angle_representation: str,
                  sparse_reward: bool, agent_hz: int, max_duration_seconds: float,
                  flight_dome_size: float, render_mode: str | None,
                  render_resolution=(480, 480), spawn_jitter: float = 0.0,
                  drone_options: dict[str, Any] | None = None):
-        self.sparse_reward = check_bool("sparse_reward", sparse_reward)
-        self.render_mode = check_render_mode(render_mode)
-        self.flight_dome_size = check_positive_float("flight_dome_size", flight_dome_size)
-        self.max_duration_seconds = check_positive_float("max_duration_seconds",
-                                                         max_duration_seconds)
-        self.spawn_jitter = float(spawn_jitter)
-        if not np.isfinite(self.spawn_jitter) or self.spawn_jitter < 0:
-            raise ValueError(f"spawn_jitter must be a finite number >= 0, got {spawn_jitter!r}")
-        if drone_options is not None and not isinstance(drone_options, dict):
-            raise TypeError(f"drone_options must be a dict, got {drone_options!r}")
+        self.check_common_options(sparse_reward=sparse_reward, render_mode=render_mode,
+                                  flight_dome_size=flight_dome_size,
+                                  max_duration_seconds=max_duration_seconds,
+                                  spawn_jitter=spawn_jitter, drone_options=drone_options)
         self.start_pos = as_float_array("start_pos", start_pos, (3,))
         self.start_orn = as_float_array("start_orn", start_orn, (3,))
         check_angle_representation(angle_representation)
         self.action_mapping = self.make_action_mapping(flight_mode)  # checks flight_mode
         self.flight_mode = int(flight_mode)
-        self.aviary = Aviary(start_pos=self.start_pos[None], start_orn=self.start_orn[None],
-                             drone_type=self.family.drone_type, drone_options=drone_options or {},
-                             render=self.render_mode == "human", seed=0)
-        try:
-            self._build(agent_hz, angle_representation, render_resolution)
-        except Exception:
-            self.aviary.close()  # do not leak the PyBullet connection on a bad option
-            raise
+        self.open_aviary(self.start_pos[None], self.start_orn[None], drone_options,
+                         lambda: self._build(agent_hz, angle_representation, render_resolution))
         self.step_count = 0
         self.reward = 0.0
         self.termination = self.truncation = self.crashed = False
@@ -98,10 +67,7 @@ class AviaryEnv(gymnasium.Env):
     def _build(self, agent_hz: int, angle_representation: str, render_resolution) -> None:
         """Everything after the aviary exists: rates, spaces, task bodies, render camera."""
         self.drone = self.aviary.drones[0]
-        self.agent_hz = int(agent_hz)
-        self.aviary_steps_per_action = check_agent_hz(agent_hz, self.drone.control_hz)
-        self.max_steps = int(round(self.max_duration_seconds * self.agent_hz))
-        self.metadata = {**self.metadata, "render_fps": self.agent_hz}
+        self.set_agent_rate(agent_hz, self.drone.control_hz)
 
         self.drone.set_mode(self.flight_mode)
         self.action_space = self.action_mapping.space
@@ -119,8 +85,7 @@ class AviaryEnv(gymnasium.Env):
         self._crash_bodies[list(self.harmless_contacts())] = False
         self.observation_space = self.make_observation_space()
 
-        self._render_camera = (make_chase_camera(self.aviary, self.drone, render_resolution)
-                               if self.render_mode == "rgb_array" else None)
+        self.make_render_camera(self.drone, render_resolution)
 
     # ----------------------------------------------------------------- gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -175,16 +140,6 @@ class AviaryEnv(gymnasium.Env):
         if self.step_count >= self.max_steps:
             self.truncation = True
         return self.observe(), self.reward, self.termination, self.truncation, self.info
-
-    def render(self) -> np.ndarray | None:
-        """For ``render_mode="rgb_array"``: an (H, W, 3) uint8 chase-camera frame."""
-        if self._render_camera is None:
-            return None
-        return self._render_camera.capture_rgb()
-
-    def close(self) -> None:
-        """Disconnect the aviary; safe to call twice."""
-        self.aviary.close()
 
     # ----------------------------------------------------------------- shared task tools
     def fail(self, reason: str) -> None:

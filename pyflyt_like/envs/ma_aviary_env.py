@@ -18,15 +18,13 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
-from ..core import Aviary
-from ..core.utils.validation import as_float_array, check_positive_float
+from ..core.utils.validation import as_float_array
 from .attitude_observation import AttitudeObserver, check_angle_representation
-from .aviary_env import FAILURE_PENALTY, check_agent_hz
-from .chase_camera import RENDER_MODES, check_render_mode, make_chase_camera
-from .vehicle_family import VehicleFamily
+from .chase_camera import RENDER_MODES
+from .env_common import FAILURE_PENALTY, AviaryEnvCommon
 
 
-class MAAviaryEnv(ParallelEnv):
+class MAAviaryEnv(AviaryEnvCommon, ParallelEnv):
     """Base of the multi-agent scenes: ``n`` agents, one vehicle each, in one aviary.
 
     Args:
@@ -47,25 +45,16 @@ class MAAviaryEnv(ParallelEnv):
 
     metadata = {"name": "ma_aviary_v0", "render_modes": list(RENDER_MODES),
                 "is_parallelizable": True, "render_fps": 30}
-    family: VehicleFamily
 
     def __init__(self, *, start_pos, start_orn, flight_mode: int, angle_representation: str,
                  sparse_reward: bool, agent_hz: int, max_duration_seconds: float,
                  flight_dome_size: float, render_mode: str | None,
                  render_resolution=(480, 480), spawn_jitter: float = 0.0,
                  drone_options: dict[str, Any] | None = None):
-        if not isinstance(sparse_reward, (bool, np.bool_)):
-            raise TypeError(f"sparse_reward must be a bool, got {sparse_reward!r}")
-        self.sparse_reward = bool(sparse_reward)
-        self.render_mode = check_render_mode(render_mode)
-        self.flight_dome_size = check_positive_float("flight_dome_size", flight_dome_size)
-        self.max_duration_seconds = check_positive_float("max_duration_seconds",
-                                                         max_duration_seconds)
-        self.spawn_jitter = float(spawn_jitter)
-        if not np.isfinite(self.spawn_jitter) or self.spawn_jitter < 0:
-            raise ValueError(f"spawn_jitter must be a finite number >= 0, got {spawn_jitter!r}")
-        if drone_options is not None and not isinstance(drone_options, dict):
-            raise TypeError(f"drone_options must be a dict, got {drone_options!r}")
+        self.check_common_options(sparse_reward=sparse_reward, render_mode=render_mode,
+                                  flight_dome_size=flight_dome_size,
+                                  max_duration_seconds=max_duration_seconds,
+                                  spawn_jitter=spawn_jitter, drone_options=drone_options)
         self.start_pos = as_float_array("start_pos", start_pos, (None, 3))
         if self.start_pos.shape[0] == 0:
             raise ValueError("start_pos must hold at least one position, got shape (0, 3)")
@@ -76,15 +65,8 @@ class MAAviaryEnv(ParallelEnv):
         self.action_mappings = [self.family.action_mapping(flight_mode, self.flight_dome_size)
                                 for _ in range(self.start_pos.shape[0])]
         self.flight_mode = int(flight_mode)
-        self.aviary = Aviary(start_pos=self.start_pos, start_orn=self.start_orn,
-                             drone_type=self.family.drone_type,
-                             drone_options=drone_options or {},
-                             render=self.render_mode == "human", seed=0)
-        try:
-            self._build(agent_hz, render_resolution)
-        except Exception:
-            self.aviary.close()  # do not leak the PyBullet connection on a bad option
-            raise
+        self.open_aviary(self.start_pos, self.start_orn, drone_options,
+                         lambda: self._build(agent_hz, render_resolution))
         self._np_random: np.random.Generator | None = None
 
     def _build(self, agent_hz: int, render_resolution) -> None:
@@ -94,10 +76,7 @@ class MAAviaryEnv(ParallelEnv):
         self.possible_agents = [f"uav_{i}" for i in range(n)]
         self.agent_index = {agent: i for i, agent in enumerate(self.possible_agents)}
         self.agents: list[str] = []
-        self.agent_hz = int(agent_hz)
-        self.aviary_steps_per_action = check_agent_hz(agent_hz, drones[0].control_hz)
-        self.max_steps = int(round(self.max_duration_seconds * self.agent_hz))
-        self.metadata = {**self.metadata, "render_fps": self.agent_hz}
+        self.set_agent_rate(agent_hz, drones[0].control_hz)
 
         self.aviary.set_mode(self.flight_mode)
         self.actions = np.zeros((n, self.action_mappings[0].size))
@@ -121,8 +100,7 @@ class MAAviaryEnv(ParallelEnv):
         self.step_count = 0
         self.episode_over = False
         self.infos: list[dict[str, Any]] = [{} for _ in range(n)]
-        self._render_camera = (make_chase_camera(self.aviary, drones[0], render_resolution)
-                               if self.render_mode == "rgb_array" else None)
+        self.make_render_camera(drones[0], render_resolution)
 
     # ----------------------------------------------------------------- PettingZoo API
     def observation_space(self, agent: str) -> spaces.Box:
@@ -211,16 +189,6 @@ class MAAviaryEnv(ParallelEnv):
         terminations, truncations = result[2], result[3]
         self.agents = [a for a in self.agents if not (terminations[a] or truncations[a])]
         return result
-
-    def render(self) -> np.ndarray | None:
-        """For ``render_mode="rgb_array"``: an (H, W, 3) uint8 frame chasing ``uav_0``."""
-        if self._render_camera is None:
-            return None
-        return self._render_camera.capture_rgb()
-
-    def close(self) -> None:
-        """Disconnect the aviary; safe to call twice."""
-        self.aviary.close()
 
     # ----------------------------------------------------------------- shared tools
     def _index(self, agent: str) -> int:

@@ -16,7 +16,7 @@ import pybullet
 from gymnasium import spaces
 
 from ..core.utils.loading import MODELS_DIR
-from .aviary_env import FAILURE_PENALTY
+from .env_common import FAILURE_PENALTY
 
 POLE_URDF = MODELS_DIR / "scene" / "pole" / "pole.urdf"
 POLE_STATE_SIZE = 12  # entries of Pole.state

@@ -10,7 +10,7 @@ import pybullet
 from gymnasium import spaces
 
 from ..core.utils.loading import MODELS_DIR
-from .aviary_env import FAILURE_PENALTY
+from .env_common import FAILURE_PENALTY
 from .rocket_base_env import RocketBaseEnv
 
 PAD_URDF = MODELS_DIR / "scene" / "landing_pad" / "landing_pad.urdf"
