@@ -15,11 +15,10 @@ Usage: python benchmarks/bench_envs.py [--steps N] [--tasks QuadX-Hover ...] [--
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
 
 import gymnasium
-from aviary_step_timer import time_inside_aviary_step
+from env_timing import reset_milliseconds, time_inside_aviary_step
 
 from pyflyt_like.envs import TASKS
 
@@ -48,16 +47,6 @@ def random_run_seconds(env: gymnasium.Env, steps: int) -> float:
         if terminated or truncated:
             env.reset()
     return time.perf_counter() - start
-
-
-def reset_milliseconds(env: gymnasium.Env, resets: int = 200) -> float:
-    """Median wall time of one ``reset()`` [ms]."""
-    times = []
-    for _ in range(resets):
-        start = time.perf_counter()
-        env.reset()
-        times.append(time.perf_counter() - start)
-    return 1e3 * statistics.median(times)
 
 
 def main() -> None:

@@ -17,10 +17,9 @@ Usage: python benchmarks/bench_ma_envs.py [--steps N] [--pyflyt]
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
 
-from aviary_step_timer import time_inside_aviary_step
+from env_timing import reset_milliseconds, time_inside_aviary_step
 
 from pyflyt_like.envs import MAFixedwingDogfightEnv, MAQuadXHoverEnv
 
@@ -57,16 +56,6 @@ def run(env, actions: list[dict]) -> tuple[float, float, float]:
                 env.reset()
         elapsed = time.perf_counter() - start
     return len(actions) / elapsed, live / len(actions), inside[0] / elapsed
-
-
-def reset_milliseconds(env, resets: int = 200) -> float:
-    """Median wall time of one ``reset()`` [ms]."""
-    times = []
-    for _ in range(resets):
-        start = time.perf_counter()
-        env.reset()
-        times.append(time.perf_counter() - start)
-    return 1e3 * statistics.median(times)
 
 
 def main() -> None:

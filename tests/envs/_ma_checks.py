@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
 from pettingzoo.test import api_test, parallel_api_test
 from pettingzoo.utils.conversions import parallel_to_aec
 
@@ -32,3 +33,20 @@ def assert_aec_api_clean(env, num_cycles: int) -> None:
 def random_actions(env) -> dict:
     """A random action for every live agent."""
     return {agent: env.action_space(agent).sample() for agent in env.agents}
+
+
+def assert_observations_in_space(env, seed: int, steps: int) -> None:
+    """Random actions over ``steps`` steps (resetting when everyone is gone) never give an
+    observation outside its agent's space or a non-finite reward; the env is closed after."""
+    try:
+        observations, _ = env.reset(seed=seed)
+        for step in range(steps):
+            for agent, observation in observations.items():
+                assert env.observation_space(agent).contains(observation), (step, agent)
+            if not env.agents:
+                observations, _ = env.reset()
+                continue
+            observations, rewards, *_ = env.step(random_actions(env))
+            assert all(np.isfinite(r) for r in rewards.values())
+    finally:
+        env.close()

@@ -9,7 +9,12 @@ import pytest
 from pyflyt_like.envs import MAQuadXHoverEnv
 from pyflyt_like.envs.aviary_env import FAILURE_PENALTY
 
-from ._ma_checks import assert_aec_api_clean, assert_parallel_api_clean, random_actions
+from ._ma_checks import (
+    assert_aec_api_clean,
+    assert_observations_in_space,
+    assert_parallel_api_clean,
+    random_actions,
+)
 
 
 @pytest.fixture
@@ -96,19 +101,9 @@ def test_same_seed_same_rollout_other_seed_other_start(env):
 
 @pytest.mark.parametrize("flight_mode", [0, 7])
 def test_observations_stay_in_their_spaces_over_long_random_rollouts(flight_mode):
-    env = MAQuadXHoverEnv(flight_mode=flight_mode, angle_representation="euler")
-    try:
-        observations, _ = env.reset(seed=1)
-        for step in range(1500):
-            for agent, observation in observations.items():
-                assert env.observation_space(agent).contains(observation), (step, agent)
-            if not env.agents:
-                observations, _ = env.reset()
-                continue
-            observations, rewards, *_ = env.step(random_actions(env))
-            assert all(np.isfinite(r) for r in rewards.values())
-    finally:
-        env.close()
+    assert_observations_in_space(
+        MAQuadXHoverEnv(flight_mode=flight_mode, angle_representation="euler"), seed=1,
+        steps=1500)
 
 
 def test_observation_ends_with_the_offset_to_the_start_point(env):

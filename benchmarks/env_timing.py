@@ -1,7 +1,8 @@
-"""Time spent inside ``Aviary.step()`` during a benchmark run, measured on that same run."""
+"""Timing helpers of the env benchmarks: time inside ``Aviary.step()``, reset cost."""
 
 from __future__ import annotations
 
+import statistics
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,3 +28,13 @@ def time_inside_aviary_step(aviary) -> Iterator[list[float]]:
         yield spent
     finally:
         del aviary.step
+
+
+def reset_milliseconds(env, resets: int = 200) -> float:
+    """Median wall time of one ``env.reset()`` [ms] (any Gymnasium or PettingZoo env)."""
+    times = []
+    for _ in range(resets):
+        start = time.perf_counter()
+        env.reset()
+        times.append(time.perf_counter() - start)
+    return 1e3 * statistics.median(times)
