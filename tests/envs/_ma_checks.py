@@ -50,3 +50,16 @@ def assert_observations_in_space(env, seed: int, steps: int) -> None:
             assert all(np.isfinite(r) for r in rewards.values())
     finally:
         env.close()
+
+
+def seeded_rollout(env, seed: int, steps: int, action_seed: int) -> list:
+    """``reset(seed)``'s (observations, infos), then each step's 5-tuple under random actions
+    drawn from spaces seeded with ``action_seed``; stops early once every agent is gone."""
+    record = [env.reset(seed=seed)]
+    for agent in env.possible_agents:
+        env.action_space(agent).seed(action_seed)
+    for _ in range(steps):
+        if not env.agents:
+            break
+        record.append(env.step(random_actions(env)))
+    return record

@@ -24,7 +24,7 @@ from ._ma_checks import (
     assert_aec_api_clean,
     assert_observations_in_space,
     assert_parallel_api_clean,
-    random_actions,
+    seeded_rollout,
 )
 
 SPEED = 14.0  # m/s, the acrowing's spawn speed
@@ -123,19 +123,9 @@ def test_spawn_teams_face_each_other_and_vary_with_the_seed(env):
 
 def test_same_seed_same_rollout():
     env = MAFixedwingDogfightEnv()
-
-    def rollout():
-        record = [env.reset(seed=9)]
-        for agent in env.possible_agents:
-            env.action_space(agent).seed(5)
-        for _ in range(60):
-            if not env.agents:
-                break
-            record.append(env.step(random_actions(env)))
-        return record
-
     try:
-        np.testing.assert_equal(rollout(), rollout())
+        np.testing.assert_equal(seeded_rollout(env, seed=9, steps=60, action_seed=5),
+                                seeded_rollout(env, seed=9, steps=60, action_seed=5))
     finally:
         env.close()
 

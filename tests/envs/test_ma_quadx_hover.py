@@ -14,6 +14,7 @@ from ._ma_checks import (
     assert_observations_in_space,
     assert_parallel_api_clean,
     random_actions,
+    seeded_rollout,
 )
 
 
@@ -81,22 +82,12 @@ def test_defaults_match_the_reference(env):
 
 
 def test_same_seed_same_rollout_other_seed_other_start(env):
-    def rollout(seed):
-        observations, _ = env.reset(seed=seed)
-        for agent in env.possible_agents:
-            env.action_space(agent).seed(11)
-        record = [observations]
-        for _ in range(80):
-            if not env.agents:
-                break
-            record.append(env.step(random_actions(env)))
-        return record
-
-    first, second = rollout(4), rollout(4)
+    first = seeded_rollout(env, seed=4, steps=80, action_seed=11)
+    second = seeded_rollout(env, seed=4, steps=80, action_seed=11)
     assert len(first) == len(second)
     np.testing.assert_equal(first, second)
     other, _ = env.reset(seed=5)
-    assert not np.array_equal(other["uav_0"], first[0]["uav_0"])
+    assert not np.array_equal(other["uav_0"], first[0][0]["uav_0"])
 
 
 @pytest.mark.parametrize("flight_mode", [0, 7])
