@@ -10,7 +10,7 @@ import numpy as np
 from ..core.utils.validation import check_positive_float
 from .fixedwing_base_env import FixedwingBaseEnv
 from .waypoint_task import WaypointTask
-from .waypoints import WaypointTargets
+from .waypoints import WaypointTargets, wrap_angle
 
 MIN_TARGET_HEIGHT = 10.0  # m
 MAX_TARGET_HEIGHT = 40.0  # m
@@ -134,7 +134,7 @@ class AircraftTargets(WaypointTargets):
             height = min(max(height + slope * leg[pick], self.min_height), self.max_height)
             heading = float(arrival[pick])
             self.positions[i] = point[0], point[1], height
-            self.yaws[i] = (heading + math.pi) % (2.0 * math.pi) - math.pi
+            self.yaws[i] = wrap_angle(heading)
         self.index = 0
         self.distance = self._distance(np.asarray(position, dtype=np.float64))
 

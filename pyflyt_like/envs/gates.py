@@ -17,7 +17,7 @@ from gymnasium import spaces
 
 from ..core.utils.loading import MODELS_DIR
 from ..core.utils.validation import check_positive_float, check_positive_int
-from .waypoints import PROGRESS_GAIN, TARGET_BONUS
+from .waypoints import PROGRESS_GAIN, TARGET_BONUS, body_frame_deltas
 
 GATE_URDF = MODELS_DIR / "scene" / "gate" / "gate.urdf"
 PARKING_POSITION = (0.0, 0.0, -10.0)  # m, below the ground: gates wait here until placed
@@ -233,8 +233,5 @@ class GateCourse:
             rotation: (3, 3) body-to-ground rotation matrix.
             yaw: drone heading [rad].
         """
-        remaining = slice(self.index, self.num_gates)
-        out = np.empty((self.num_gates - min(self.index, self.num_gates), 4))
-        out[:, :3] = (self.centres[remaining] - position) @ rotation
-        out[:, 3] = np.angle(np.exp(1j * (self.headings[remaining] - yaw)))
-        return np.clip(out, -self._bounds, self._bounds, out=out)
+        return body_frame_deltas(self.centres[self.index:], self.headings[self.index:],
+                                 position, rotation, yaw, self._bounds)

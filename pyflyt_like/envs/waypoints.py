@@ -17,6 +17,29 @@ PROGRESS_GAIN = 3.0  # dense reward per metre of progress toward the current tar
 CLOSENESS_GAIN = 0.1  # dense reward gain of 1 / distance [m]
 
 
+def wrap_angle(angle):
+    """``angle`` [rad] (a float or an array) wrapped to [-pi, pi)."""
+    return (angle + math.pi) % (2.0 * math.pi) - math.pi
+
+
+def body_frame_deltas(points: np.ndarray, headings: np.ndarray | None, position: np.ndarray,
+                      rotation: np.ndarray, yaw: float, bounds: np.ndarray) -> np.ndarray:
+    """New (k, 3) array of ``points`` (k, 3) relative to a vehicle, in its body frame [m];
+    with ``headings`` (k,) [rad], a 4th column of heading minus ``yaw`` wrapped to
+    [-pi, pi). Clipped to ``[-bounds, bounds]`` (one bound per column).
+
+    Args:
+        position: (3,) vehicle position [m].
+        rotation: (3, 3) body-to-ground rotation matrix.
+        yaw: vehicle heading [rad].
+    """
+    out = np.empty((points.shape[0], 3 if headings is None else 4))
+    out[:, :3] = (points - position) @ rotation
+    if headings is not None:
+        out[:, 3] = wrap_angle(headings - yaw)
+    return np.clip(out, -bounds, bounds, out=out)
+
+
 class WaypointTargets:
     """Targets drawn per episode in ``[-spread, spread]^2 x [min_height, max_height]`` [m].
 
@@ -84,8 +107,7 @@ class WaypointTargets:
         return math.sqrt(float(delta @ delta))
 
     def _yaw_error(self, yaw: float) -> float:
-        error = self.yaws[min(self.index, self.num_targets - 1)] - yaw
-        return (error + math.pi) % (2.0 * math.pi) - math.pi
+        return wrap_angle(self.yaws[min(self.index, self.num_targets - 1)] - yaw)
 
     # ----------------------------------------------------------------- per step
     def update(self, position: np.ndarray, yaw: float, sparse: bool) -> tuple[float, bool]:
@@ -117,10 +139,6 @@ class WaypointTargets:
             rotation: (3, 3) body-to-ground rotation matrix.
             yaw: drone heading [rad].
         """
-        remaining = self.positions[self.index:]
-        out = np.empty((remaining.shape[0], self._bounds.shape[0]))
-        out[:, :3] = (remaining - position) @ rotation
-        if self.use_yaw_targets:
-            error = self.yaws[self.index:] - yaw
-            out[:, 3] = (error + math.pi) % (2.0 * math.pi) - math.pi
-        return np.clip(out, -self._bounds, self._bounds, out=out)
+        headings = self.yaws[self.index:] if self.use_yaw_targets else None
+        return body_frame_deltas(self.positions[self.index:], headings, position, rotation, yaw,
+                                 self._bounds)
