@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import time
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -13,14 +14,24 @@ import pybullet_data
 from pybullet_utils import bullet_client
 
 from .abstractions.base_drone import DroneClass
-from .abstractions.base_wind_field import FunctionWindField, WindFieldClass
+from .abstractions.base_wind_field import (
+    FunctionWindField,
+    WindFieldClass,
+    check_wind_field_output,
+)
 from .drones.fixedwing import Fixedwing
 from .drones.multirotor import Multirotor
 from .drones.quadplane import QuadPlane
 from .drones.quadx import QuadX
 from .drones.rocket import Rocket
 from .utils.display import display_available
-from .utils.validation import as_float_array, check_positive_float, check_positive_int
+from .utils.quiet import quiet_native_output
+from .utils.validation import (
+    as_float_array,
+    check_bool,
+    check_positive_float,
+    check_positive_int,
+)
 from .wind import WIND_FIELDS
 
 GRAVITY = 9.81  # m/s^2
@@ -90,13 +101,20 @@ class Aviary(bullet_client.BulletClient):
                 raise ValueError(f"drone_type {name!r} is unknown; allowed: "
                                  f"{sorted(self.drone_type_mappings)}")
         self.drone_options = self._per_drone("drone_options", drone_options or {}, dict)
+        if wind_options is not None and not isinstance(wind_options, dict):
+            raise TypeError(f"wind_options must be a dict of the wind field's options, got "
+                            f"{wind_options!r}")
+        if wind_type is None and wind_options:
+            raise ValueError(f"wind_options {sorted(wind_options)} given with wind_type=None, "
+                             "where they have no effect; set wind_type (a built-in name or a "
+                             "WindFieldClass subclass) or drop wind_options")
         if np_random is not None and not isinstance(np_random, np.random.Generator):
             raise TypeError(f"np_random must be a numpy Generator, got {np_random!r}")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
                                  or seed < 0):
             raise ValueError(f"seed must be None or an integer >= 0, got {seed!r}")
         self.np_random = np_random if np_random is not None else np.random.default_rng(seed)
-        self.render = bool(render)
+        self.render = check_bool("render", render)
         self.gravity = check_positive_float("gravity", gravity)
 
         if self.render and not display_available():
@@ -104,19 +122,32 @@ class Aviary(bullet_client.BulletClient):
             raise RuntimeError("render=True opens PyBullet's GUI, which needs a display (DISPLAY "
                                "is not set); run headless with render=False, or use an env's "
                                'render_mode="rgb_array" for frames')
-        super().__init__(pybullet.GUI if self.render else pybullet.DIRECT)
+        with quiet_native_output():  # PyBullet prints "argv[0]=" on every connect
+            super().__init__(pybullet.GUI if self.render else pybullet.DIRECT)
+        try:
+            self._build_world(wind_type, wind_options or {})
+        except BaseException:
+            self.close()  # a constructor that raises must not leak its connection
+            raise
+
+    def _build_world(self, wind_type, wind_options: dict[str, Any]) -> None:
+        """Everything after connecting: ground, wind, drones, the first reset."""
         client = self._client
         pybullet.setGravity(0.0, 0.0, -self.gravity, physicsClientId=client)
         pybullet.setTimeStep(self.physics_period, physicsClientId=client)
         pybullet.setAdditionalSearchPath(pybullet_data.getDataPath(), physicsClientId=client)
         if self.render:
             pybullet.configureDebugVisualizer(pybullet.COV_ENABLE_GUI, 0, physicsClientId=client)
-        self.planeId = pybullet.loadURDF("plane.urdf", useFixedBase=True,
+        # An infinite collision plane (plane.urdf's is a 200 m box that ends at |x| = 100 m,
+        # short of a dogfight dome); world_scale scales its 200 m textured visual.
+        self.planeId = pybullet.loadURDF("plane_implicit.urdf", useFixedBase=True,
                                          globalScaling=self.world_scale, physicsClientId=client)
+        pybullet.changeDynamics(self.planeId, -1, lateralFriction=1.0, physicsClientId=client)
 
-        self.wind_field: WindFieldClass | None = self._make_wind(wind_type, wind_options or {})
+        self.wind_field: WindFieldClass | None = self._make_wind(wind_type, wind_options)
         self.elapsed_time = 0.0
         self.physics_steps = 0
+        self.aviary_steps = 0
         self.drones: list[DroneClass] = [
             self._make_drone(i) for i in range(self.num_drones)
         ]
@@ -155,8 +186,11 @@ class Aviary(bullet_client.BulletClient):
         if unknown:
             raise ValueError(f"drone_options {unknown} not accepted by "
                              f"{drone_class.__name__}; allowed: {allowed}")
-        return drone_class(self, start_pos=self.start_pos[index], start_orn=self.start_orn[index],
-                           physics_hz=self.physics_hz, np_random=self.np_random, **options)
+        # Drones reach the aviary through a weak proxy: no drone <-> aviary cycle, so a
+        # dropped Aviary disconnects at once instead of when the cyclic GC runs.
+        return drone_class(weakref.proxy(self), start_pos=self.start_pos[index],
+                           start_orn=self.start_orn[index], physics_hz=self.physics_hz,
+                           np_random=self.np_random, **options)
 
     def _make_wind(self, wind_type, wind_options: dict[str, Any]) -> WindFieldClass | None:
         if wind_type is None:
@@ -178,13 +212,16 @@ class Aviary(bullet_client.BulletClient):
             if unknown:
                 raise ValueError(f"wind_options {unknown} not accepted by {wind_type.__name__}; "
                                  f"allowed: {allowed}")
-        return wind_type(self.np_random, **wind_options)
+        # By keyword, as PyFlyt does: user fields put np_random after their own parameters.
+        wind_field = wind_type(np_random=self.np_random, **wind_options)
+        check_wind_field_output(wind_field)
+        return wind_field
 
     def _check_control_rates(self) -> None:
         slowest = min(d.control_hz for d in self.drones)
         self.updates_per_step = self.physics_hz // slowest
         for drone in self.drones:
-            if self.updates_per_step % drone.physics_steps_per_control:
+            if self.updates_per_step % drone.physics_control_ratio:
                 raise ValueError(
                     f"control rates {sorted({d.control_hz for d in self.drones})} Hz must be "
                     "integer multiples of each other")
@@ -201,7 +238,9 @@ class Aviary(bullet_client.BulletClient):
     def register_wind_field_function(self, function: Callable[[float, np.ndarray], np.ndarray]
                                      ) -> None:
         """Use ``function(time [s], position (n, 3) [m]) -> (n, 3) [m/s]`` as the wind."""
-        self.wind_field = FunctionWindField(function, self.np_random)
+        wind_field = FunctionWindField(function, self.np_random)
+        check_wind_field_output(wind_field)
+        self.wind_field = wind_field
 
     # ------------------------------------------------------------------ episode control
     def reset(self, seed: int | None = None) -> None:
@@ -223,6 +262,7 @@ class Aviary(bullet_client.BulletClient):
             pybullet.restoreState(self._snapshot, physicsClientId=client)
         self.elapsed_time = 0.0
         self.physics_steps = 0
+        self.aviary_steps = 0
         self.contact_array[:] = False
         if self.wind_field is not None:
             self.wind_field.reset()
@@ -353,6 +393,7 @@ class Aviary(bullet_client.BulletClient):
                                    "call aviary.register_all_new_bodies() after loading "
                                    "bodies") from None
         self.elapsed_time = self.physics_steps * self.physics_period
+        self.aviary_steps += 1
         if self.render:
             self._hold_real_time()
 

@@ -99,7 +99,7 @@ class AviaryEnv(AviaryEnvCommon, gymnasium.Env):
         jitter = self.spawn_jitter
         drone = self.drone
         drone.start_pos = self.start_pos + rng.uniform(-jitter, jitter, 3)
-        drone.start_quat = self.aviary.getQuaternionFromEuler(
+        drone.start_orn = self.aviary.getQuaternionFromEuler(
             (self.start_orn + rng.uniform(-jitter, jitter, 3)).tolist())
         # The aviary's own generator (motor noise, wind) is reseeded from ours, so one seed
         # fixes the whole episode.

@@ -12,7 +12,12 @@ from typing import Any
 import numpy as np
 
 from ..core import Aviary
-from ..core.utils.validation import check_bool, check_positive_float, check_positive_int
+from ..core.utils.validation import (
+    check_bool,
+    check_positive_float,
+    check_positive_int,
+    divisors_text,
+)
 from .chase_camera import check_render_mode, make_chase_camera
 from .vehicle_family import VehicleFamily
 
@@ -23,9 +28,8 @@ def check_agent_hz(agent_hz: object, control_hz: int) -> int:
     """Return the aviary steps per env step; raise unless ``agent_hz`` divides ``control_hz``."""
     agent_hz = check_positive_int("agent_hz", agent_hz)
     if control_hz % agent_hz:
-        allowed = [r for r in range(1, control_hz + 1) if control_hz % r == 0]
         raise ValueError(f"agent_hz={agent_hz} must divide the vehicle's control rate "
-                         f"{control_hz} Hz; allowed: {allowed}")
+                         f"{control_hz} Hz; allowed: {divisors_text(control_hz)}")
     return control_hz // agent_hz
 
 

@@ -126,7 +126,7 @@ class MAAviaryEnv(AviaryEnvCommon, ParallelEnv):
         positions, orientations = self.spawn_poses(rng)
         for drone, position, orientation in zip(self.drones, positions, orientations):
             drone.start_pos = np.array(position, dtype=np.float64)
-            drone.start_quat = pybullet.getQuaternionFromEuler(orientation.tolist())
+            drone.start_orn = pybullet.getQuaternionFromEuler(orientation.tolist())
         self.aviary.reset(seed=int(rng.integers(2**31)))
         self.step_count = 0
         self.actions[:] = 0.0

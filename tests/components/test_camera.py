@@ -29,7 +29,8 @@ def make_camera(aviary: Aviary, **options) -> Camera:
     kwargs = dict(camera_id=-1, use_gimbal=False, camera_FOV_degrees=90.0,
                   camera_angle_degrees=0.0, camera_resolution=RESOLUTION)
     kwargs.update(options)
-    return Camera(aviary, 1.0 / PHYSICS_HZ, aviary.np_random, aviary.drones[0].Id, **kwargs)
+    return Camera(aviary, aviary.drones[0].Id, physics_period=1.0 / PHYSICS_HZ,
+                  np_random=aviary.np_random, **kwargs)
 
 
 def set_pose(aviary: Aviary, position, euler) -> None:

@@ -230,7 +230,7 @@ def test_reference_rolled_ninety_degrees_raises():
     ("position", {"position": np.zeros((3, 1))}, ValueError),
     ("yaw", {"yaw": np.inf}, ValueError),
     ("yaw_rate", {"yaw_rate": (1.0, 2.0)}, ValueError),
-    ("yaw_acceleration", {"yaw_acceleration": None}, ValueError),
+    ("yaw_acceleration", {"yaw_acceleration": None}, TypeError),
     ("gravity", {"gravity": -9.81}, ValueError),
 ])
 def test_bad_arguments_raise_naming_the_argument(name, kwargs, error):

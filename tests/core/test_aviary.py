@@ -10,7 +10,7 @@ import pybullet
 import pytest
 
 from pyflyt_like.core import Aviary
-from pyflyt_like.core.abstractions import DroneClass, WindFieldClass
+from pyflyt_like.core.abstractions import ModalDrone, WindFieldClass
 from pyflyt_like.core.drones import QuadX
 
 from ._helpers import AIR_DENSITY, DRAG_COEFS, GRAVITY, NORMAL_AREAS, base_pose, fly, world_velocity
@@ -33,8 +33,9 @@ class CountingQuadX(QuadX):
         super().update_physics()
 
 
-class Lifter(DroneClass):
-    """A minimal user vehicle on the cf2x body: one mode, setpoint = vertical force [N]."""
+class Lifter(ModalDrone):
+    """A minimal user vehicle on the cf2x body (our ModalDrone style): one mode, setpoint =
+    vertical force [N]."""
 
     modes = (0,)
     setpoint_size = 1
@@ -420,6 +421,8 @@ def test_wind_is_sampled_at_each_physics_step(make_aviary):
     av = make_aviary([(0.0, 0.0, 1.0), (1.0, 0.0, 1.0)],
                      drone_options=[dict(control_hz=60), dict(control_hz=240)])
     av.register_wind_field_function(recording)
+    assert len(calls) == 1 and calls[0][1].shape == (5, 3)  # the output check's probe
+    calls.clear()
     for _ in range(3):
         av.step()
     dt = av.physics_period

@@ -9,18 +9,18 @@ from pyflyt_like.core import Aviary
 from pyflyt_like.core.abstractions import LiftingSurface, LiftingSurfaces
 from pyflyt_like.core.abstractions.boring_bodies import AIR_DENSITY
 
-WING = dict(id=-1, command_id=0, command_sign=1.0, lifting_unit=(0, 0, 1),
+WING = dict(surface_id=-1, command_id=0, command_sign=1.0, lifting_unit=(0, 0, 1),
             forward_unit=(1, 0, 0), Cl_alpha_2D=6.28, chord=0.2, span=1.6, flap_to_chord=0.3,
-            eta=0.65, alpha_0_base_deg=-2.0, alpha_stall_P_base_deg=15.0,
-            alpha_stall_N_base_deg=-15.0, Cd_0=0.01, deflection_limit_deg=20.0, tau=0.05)
+            eta=0.65, alpha_0_base=-2.0, alpha_stall_P_base=15.0,
+            alpha_stall_N_base=-15.0, Cd_0=0.01, deflection_limit=20.0, tau=0.05)
 
 
 @pytest.fixture
 def surfaces():
     with Aviary(np.array([[0.0, 0.0, 5.0]]), np.zeros((1, 3)), seed=0) as aviary:
         drone = aviary.drones[0]
-        yield LiftingSurfaces(aviary, 1 / 240, aviary.np_random, drone.Id,
-                              [LiftingSurface(**WING)])
+        yield LiftingSurfaces([LiftingSurface(aviary, 1 / 240, aviary.np_random, drone.Id,
+                                              **WING)])
 
 
 def loads_at(surfaces, alpha, speed=20.0, command=0.0, steps=1):
@@ -46,7 +46,7 @@ def test_lift_slope_matches_finite_wing_theory(surfaces):
     for alpha_deg in (-4.0, 0.0, 2.0, 5.0):
         alpha = math.radians(alpha_deg)
         force, velocity = loads_at(surfaces, alpha)
-        expected = q_s * cl_alpha_3d * (alpha - math.radians(WING["alpha_0_base_deg"]))
+        expected = q_s * cl_alpha_3d * (alpha - math.radians(WING["alpha_0_base"]))
         assert lift_of(force, velocity) == pytest.approx(expected, rel=0.03)
 
 
@@ -77,7 +77,7 @@ def test_flap_down_shifts_zero_lift_angle_negative(surfaces):
 
 def test_deflection_follows_first_order_lag(surfaces):
     dt, tau = 1 / 240, WING["tau"]
-    limit = math.radians(WING["deflection_limit_deg"])
+    limit = math.radians(WING["deflection_limit"])
     surfaces.state_update(np.eye(3), np.array([20.0, 0.0, 0.0]), np.zeros(3))
     for k in range(1, 25):
         surfaces.physics_update(np.array([1.0]))
@@ -88,11 +88,11 @@ def test_deflection_follows_first_order_lag(surfaces):
 
 
 @pytest.mark.parametrize("field, value", [("chord", -0.1), ("span", 0.0),
-                                          ("deflection_limit_deg", 95.0),
+                                          ("deflection_limit", 95.0),
                                           ("flap_to_chord", 1.5), ("tau", 0.0),
                                           ("lifting_unit", (1, 0, 0)),
                                           ("forward_unit", (1, 0)),
-                                          ("alpha_stall_P_base_deg", -5.0)])
+                                          ("alpha_stall_P_base", -5.0)])
 def test_bad_parameters_raise_naming_them(field, value):
     with pytest.raises((ValueError, TypeError), match=field.split("_base")[0].split("_unit")[0]):
-        LiftingSurface(**{**WING, field: value})
+        LiftingSurface(None, 1 / 240, None, 1, **{**WING, field: value})

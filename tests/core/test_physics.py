@@ -259,7 +259,7 @@ def test_boring_bodies_apply_per_axis_quadratic_drag(make_aviary):
     drag = BoringBodies(av, av.physics_period, av.np_random, drone.Id, [-1], cd, area)
     rotation = _rotation(av, drone.Id)
     air = np.array([3.0, -2.0, 1.0])  # ground frame, body velocity minus wind
-    drag.state_update(rotation, air)
+    drag.state_update(rotation.T, air)  # PyFlyt's convention: ground-to-body
     drag.physics_update()
     pybullet.stepSimulation(physicsClientId=av._client)
     v_body = rotation.T @ air

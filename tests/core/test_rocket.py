@@ -162,7 +162,7 @@ def test_rodrigues_matches_scipy_and_gimbal_lags_and_limits():
     assert np.allclose(rodrigues(axes, angles), expected, atol=1e-12)
     gimbals = Gimbals(None, DT, rng, [[1, 0, 0]], [[0, 1, 0]], [0.01], [[5.0, 3.0]])
     for k in range(1, 4):
-        gimbals.physics_update(np.array([[2.0, -1.0]]))  # beyond +-1 saturates
+        gimbals.compute_rotation(np.array([[2.0, -1.0]]))  # beyond +-1 saturates
         lag = 1 - math.exp(-k * DT / 0.01)
         assert gimbals.angles[0] == pytest.approx(np.radians([5.0, -3.0]) * lag, rel=1e-9)
 

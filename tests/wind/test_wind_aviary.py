@@ -109,7 +109,8 @@ def test_dryden_advances_once_per_physics_step_and_is_shared_by_all_drones():
                                                   (0.0, 3.0, 5.0))) as aviary:
         for _ in range(20):
             aviary.step()
-        calls = aviary.wind_field.calls
+        probe, *calls = aviary.wind_field.calls  # the first: the output check at construction
+        assert probe[1].shape == (5, 3)
         assert len(calls) == 3 * aviary.physics_steps
         times = np.array([t for t, _ in calls]).reshape(-1, 3)
         values = np.array([v[0] for _, v in calls]).reshape(-1, 3, 3)

@@ -8,6 +8,7 @@ from .boring_bodies import BoringBodies
 from .camera import Camera
 from .gimbals import Gimbals
 from .lifting_surfaces import LiftingSurface, LiftingSurfaces
+from .modal_drone import ModalDrone
 from .motors import Motors
 from .pid import PID
 
@@ -21,6 +22,7 @@ __all__ = [
     "Gimbals",
     "LiftingSurface",
     "LiftingSurfaces",
+    "ModalDrone",
     "Motors",
     "WindFieldClass",
 ]

@@ -104,12 +104,18 @@ class Boosters:
         """(n,) fraction of fuel left, in [0, 1]."""
         return self.fuel_remaining / self.total_fuel_mass
 
-    def reset(self) -> None:
-        """Refuel, extinguish and spool down every booster."""
+    def reset(self, starting_fuel_ratio: float | np.ndarray = 1.0) -> None:
+        """Refuel to ``starting_fuel_ratio`` (a number or (n,), in [0, 1]) of a full tank,
+        extinguish and spool down every booster."""
+        ratio = as_float_array("starting_fuel_ratio", np.broadcast_to(
+            starting_fuel_ratio, self.fuel_remaining.shape) if np.ndim(starting_fuel_ratio) == 0
+            else starting_fuel_ratio, self.fuel_remaining.shape)
+        if np.any((ratio < 0) | (ratio > 1)):
+            raise ValueError(f"starting_fuel_ratio must be within [0, 1], got {ratio.tolist()}")
         self.ignited[:] = False
         self.throttle[:] = 0.0
         self.thrust[:] = 0.0
-        self.fuel_remaining[:] = self.total_fuel_mass
+        self.fuel_remaining[:] = self.total_fuel_mass * ratio
         self._update_tanks()
 
     def get_states(self) -> np.ndarray:

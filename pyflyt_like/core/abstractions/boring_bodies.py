@@ -30,6 +30,7 @@ class BoringBodies:
 
     def __init__(self, p, physics_period: float, np_random: np.random.Generator, uav_id: int,
                  body_ids: Sequence[int], drag_coefs, normal_areas):
+        self.p = p
         self.client_id = p._client
         self.uav_id = int(uav_id)
         self.body_ids = [int(i) for i in body_ids]
@@ -49,15 +50,44 @@ class BoringBodies:
         """Forget the last air velocity."""
         self.local_air_velocity[:] = 0.0
 
-    def state_update(self, rotation_matrix: np.ndarray, air_velocity: np.ndarray) -> None:
-        """Store the link-frame air velocity.
+    def state_update(self, rotation_matrix: np.ndarray, air_velocity: np.ndarray | None = None
+                     ) -> None:
+        """Store the body-frame air velocity of every body.
 
         Args:
-            rotation_matrix: (3, 3) body-to-ground rotation of the drone's base.
+            rotation_matrix: (3, 3) ground-to-body rotation of the drone's base (PyFlyt's
+                convention: it takes a ground-frame vector into the body frame; the
+                transpose of ``drone.rotation_matrix``), or (n, 3, 3), one per body.
             air_velocity: (3,) or (n, 3) ground-frame air velocity [m/s] of the bodies,
-                i.e. body velocity minus wind.
+                i.e. body velocity minus wind. ``None`` (PyFlyt's call) reads each body's
+                velocity from pybullet and subtracts the aviary's wind at its position.
         """
-        self.local_air_velocity[:] = air_velocity @ rotation_matrix
+        if air_velocity is None:
+            air_velocity = self._measured_air_velocity()
+        rotation = np.asarray(rotation_matrix)
+        if rotation.shape == (3, 3):
+            self.local_air_velocity[:] = air_velocity @ rotation.T
+        elif rotation.shape == (len(self.body_ids), 3, 3):
+            air = np.broadcast_to(air_velocity, self.local_air_velocity.shape)
+            self.local_air_velocity[:] = np.einsum("nij,nj->ni", rotation, air)
+        else:
+            raise ValueError(f"rotation_matrix must have shape (3, 3) or "
+                             f"({len(self.body_ids)}, 3, 3), got {rotation.shape}")
+
+    def _measured_air_velocity(self) -> np.ndarray:
+        """(n, 3) ground-frame velocity minus wind of every body, read from pybullet."""
+        client, uav = self.client_id, self.uav_id
+        positions, velocities = np.zeros((len(self.body_ids), 3)), np.zeros((len(self.body_ids), 3))
+        for row, link in enumerate(self.body_ids):
+            if link < 0:
+                positions[row] = pybullet.getBasePositionAndOrientation(
+                    uav, physicsClientId=client)[0]
+                velocities[row] = pybullet.getBaseVelocity(uav, physicsClientId=client)[0]
+            else:
+                state = pybullet.getLinkState(uav, link, computeLinkVelocity=1,
+                                              physicsClientId=client)
+                positions[row], velocities[row] = state[0], state[6]
+        return velocities - wind_at(self.p, positions)
 
     def physics_update(self) -> None:
         """Apply the drag force of each body at its link origin, in the link frame."""
@@ -68,3 +98,25 @@ class BoringBodies:
             pybullet.applyExternalForce(uav, link, (-kx * vx * abs(vx), -ky * vy * abs(vy),
                                                     -kz * vz * abs(vz)),
                                         (0.0, 0.0, 0.0), frame, physicsClientId=client)
+
+
+def wind_at(p, positions: np.ndarray) -> np.ndarray:
+    """(n, 3) wind [m/s] of aviary ``p``'s wind field at (n, 3) ``positions`` [m], now."""
+    wind_field = getattr(p, "wind_field", None)
+    if wind_field is None:
+        return np.zeros_like(positions)
+    wind = np.asarray(wind_field(p.physics_steps * p.physics_period, positions), dtype=float)
+    if wind.shape != positions.shape:
+        raise ValueError(f"wind field must return shape {positions.shape} for "
+                         f"{len(positions)} positions, got {wind.shape}")
+    return wind
+
+
+def base_air_velocity(p, uav_id: int) -> tuple[np.ndarray, np.ndarray]:
+    """Ground-frame (air velocity [m/s], angular velocity [rad/s]) of body ``uav_id``'s base,
+    read from pybullet; the air velocity is the velocity minus the wind at the base."""
+    client = p._client
+    position = pybullet.getBasePositionAndOrientation(uav_id, physicsClientId=client)[0]
+    linear, angular = pybullet.getBaseVelocity(uav_id, physicsClientId=client)
+    air = np.array(linear) - wind_at(p, np.array([position]))[0]
+    return air, np.array(angular)

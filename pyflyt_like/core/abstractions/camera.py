@@ -14,6 +14,7 @@ import pybullet
 from ..utils.validation import (
     as_float_array,
     check_bool,
+    check_int,
     check_positive_float,
     check_positive_int,
     check_rate_divides,
@@ -73,8 +74,6 @@ class Camera:
 
     Args:
         p: the aviary (a pybullet BulletClient); only its client id is kept.
-        physics_period: seconds per physics step, > 0.
-        np_random: the aviary's random generator (unused: rendering is deterministic).
         uav_id: pybullet body id of the drone.
         camera_id: link the camera is mounted on; -1 is the base.
         use_gimbal: horizon-lock the FPV view (remove roll and pitch, keep yaw).
@@ -86,6 +85,12 @@ class Camera:
         camera_position_offset: (3,) mount point relative to the link origin, in the link's
             (body) frame [m].
         is_tracking_camera: third-person chase view instead of FPV.
+        cinematic: PyFlyt's swinging mount: the offset is turned by the inverse of the link's
+            rotation instead of the rotation itself, so the eye swings against the airframe's
+            motion (a film-like lag effect). Off by default.
+        physics_period: seconds per physics step, > 0; needed only with ``camera_fps``.
+            ``None`` takes the aviary's (``p.physics_period``).
+        np_random: the aviary's random generator (unused: rendering is deterministic).
         camera_fps: capture rate [frames/s] for :meth:`capture_due`; must divide the physics
             rate. ``None``: :meth:`capture_due` is always False (capture by hand).
         near: near clipping plane [m], > 0. Geometry closer than this is not drawn, which
@@ -107,8 +112,6 @@ class Camera:
     def __init__(
         self,
         p,
-        physics_period: float,
-        np_random: np.random.Generator | None,
         uav_id: int,
         camera_id: int,
         use_gimbal: bool,
@@ -117,6 +120,10 @@ class Camera:
         camera_resolution: Sequence[int],
         camera_position_offset: Sequence[float] = (0.0, 0.0, 0.0),
         is_tracking_camera: bool = False,
+        cinematic: bool = False,
+        *,
+        physics_period: float | None = None,
+        np_random: np.random.Generator | None = None,
         camera_fps: int | None = None,
         near: float = DEFAULT_NEAR,
         far: float = DEFAULT_FAR,
@@ -125,10 +132,14 @@ class Camera:
     ):
         self.client_id: int = p._client
         self.np_random = np_random
-        self.physics_period = check_positive_float("physics_period", physics_period)
-        self.uav_id = _check_int("uav_id", uav_id)
+        if physics_period is None:
+            physics_period = getattr(p, "physics_period", None)
+        self.physics_period = (None if physics_period is None and camera_fps is None
+                               else check_positive_float("physics_period", physics_period))
+        self.cinematic = check_bool("cinematic", cinematic)
+        self.uav_id = check_int("uav_id", uav_id)
         n_links = pybullet.getNumJoints(self.uav_id, physicsClientId=self.client_id)
-        self.camera_id = _check_int("camera_id", camera_id)
+        self.camera_id = check_int("camera_id", camera_id)
         if not -1 <= self.camera_id < n_links:
             raise ValueError(f"camera_id must be -1 (base) or a link id in [0, {n_links}) of "
                              f"body {self.uav_id}, got {self.camera_id}")
@@ -192,7 +203,7 @@ class Camera:
         calls this; there is no need to call it every physics step.
         """
         position, rotation = self._mount_pose()
-        eye = position + rotation @ self.camera_position_offset
+        eye = position + (rotation.T if self.cinematic else rotation) @ self.camera_position_offset
         if self.is_tracking_camera:
             heading = self._heading_of(rotation)
             cos_h, sin_h = math.cos(heading), math.sin(heading)
@@ -316,16 +327,10 @@ def make_chase_camera(aviary, drone, resolution: Sequence[int], fov_degrees: flo
         fov_degrees: vertical field of view [deg].
         camera_fps: capture rate for :meth:`Camera.capture_due`; None to capture by hand.
     """
-    return Camera(aviary, aviary.physics_period, aviary.np_random, drone.Id, -1,
+    return Camera(aviary, drone.Id, -1,
                   use_gimbal=False, camera_FOV_degrees=fov_degrees, camera_angle_degrees=0.0,
                   camera_resolution=resolution, is_tracking_camera=True,
                   camera_fps=camera_fps)
-
-
-def _check_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {value!r}")
-    return int(value)
 
 
 def _check_range(name: str, value: object, low: float, high: float, closed: bool) -> float:

@@ -80,13 +80,22 @@ class Gimbals:
     def state_update(self) -> None:
         """Gimbals read no body state."""
 
-    def physics_update(self, command: np.ndarray) -> np.ndarray:
-        """Advance the angles toward ``command`` (n, 2) in [-1, 1]; return (n, 3, 3) rotations.
+    def physics_update(self) -> None:
+        """Gimbals apply no loads; :meth:`compute_rotation` advances them (PyFlyt's split)."""
+
+    def compute_rotation(self, gimbal_command: np.ndarray) -> np.ndarray:
+        """Advance the angles one physics period toward ``gimbal_command`` (n, 2) in [-1, 1];
+        return the (n, 3, 3) rotations.
 
         The returned matrices rotate a vector given in the mount frame (e.g. a booster's
-        thrust direction) to where the gimbal points it.
+        thrust direction) to where the gimbal points it; pass them to ``Boosters`` or
+        ``Motors.physics_update(..., rotation)``.
         """
-        target = np.clip(np.asarray(command, dtype=float).reshape(self.angles.shape), -1, 1)
+        target = as_float_array("gimbal_command", gimbal_command, (None, 2))
+        if target.shape != self.angles.shape:
+            raise ValueError(f"gimbal_command must have shape {self.angles.shape}, got "
+                             f"{target.shape}")
+        target = np.clip(target, -1, 1)
         self.angles += self._lag_gain * (target * self.range - self.angles)
         return (_rotations(self._k2, self._k2_squared, self.angles[:, 1])
                 @ _rotations(self._k1, self._k1_squared, self.angles[:, 0]))

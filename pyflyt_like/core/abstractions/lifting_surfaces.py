@@ -27,27 +27,32 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import pybullet
 
-from ..utils.validation import as_float_array
-from .boring_bodies import AIR_DENSITY
+from ..utils.validation import as_float_array, check_finite, check_int, check_positive_float
+from .boring_bodies import AIR_DENSITY, base_air_velocity
 from .rigid_links import link_geometry
 
 # Share of a flap's lift increment that also raises the maximum lift coefficient.
 STALL_LIFT_SHARE = 0.5
 
 
-@dataclass
 class LiftingSurface:
-    """Parameters of one lifting surface (angles in degrees only where named ``*_deg``).
+    """Parameters of one lifting surface, with PyFlyt's constructor.
+
+    A surface is stepped as part of a :class:`LiftingSurfaces` set, which works out all
+    surfaces of a drone at once; it keeps the aviary context (``p``, ``physics_period``,
+    ``np_random``, ``uav_id``) for that set.
 
     Args:
-        id: link id of the surface (its centre of pressure sits at the link origin).
-        command_id: index into the command vector that deflects it, or ``None`` (fixed).
-        command_sign: +1 or -1, multiplies the command (mirrored ailerons).
+        p: the aviary (a pybullet BulletClient).
+        physics_period: seconds per physics step, > 0.
+        np_random: the aviary's random generator (unused: the model is deterministic).
+        uav_id: pybullet body id of the drone.
+        surface_id: link id of the surface (its centre of pressure sits at the link origin).
         lifting_unit: (3,) lift-normal direction in the link frame.
         forward_unit: (3,) chordwise forward direction in the link frame (⟂ lifting_unit).
         Cl_alpha_2D: 2-D lift slope [1/rad], > 0.
@@ -55,75 +60,85 @@ class LiftingSurface:
         span: span b [m], > 0.
         flap_to_chord: flap chord fraction in (0, 1].
         eta: flap effectiveness correction in (0, 1].
-        alpha_0_base_deg: zero-lift angle of attack [deg].
-        alpha_stall_P_base_deg: positive stall angle [deg], > alpha_0.
-        alpha_stall_N_base_deg: negative stall angle [deg], < alpha_0.
+        alpha_0_base: zero-lift angle of attack [deg] (degrees, as PyFlyt's).
+        alpha_stall_P_base: positive stall angle [deg], > alpha_0_base.
+        alpha_stall_N_base: negative stall angle [deg], < alpha_0_base.
         Cd_0: zero-lift drag coefficient, >= 0.
-        deflection_limit_deg: maximum deflection [deg], in [0, 90).
+        deflection_limit: maximum deflection [deg], in [0, 90).
         tau: deflection lag time constant [s], > 0.
+        command_id: which entry of the set's command vector deflects this surface:
+            ``"own"`` (default, PyFlyt's rule) its own index in the :class:`LiftingSurfaces`
+            list; an int, that entry (e.g. two ailerons on one roll command); ``None``, never
+            deflected.
+        command_sign: +1 or -1, multiplies the command (mirrored ailerons).
     """
 
-    id: int
-    command_id: int | None
-    command_sign: float
-    lifting_unit: Sequence[float]
-    forward_unit: Sequence[float]
-    Cl_alpha_2D: float
-    chord: float
-    span: float
-    flap_to_chord: float
-    eta: float
-    alpha_0_base_deg: float
-    alpha_stall_P_base_deg: float
-    alpha_stall_N_base_deg: float
-    Cd_0: float
-    deflection_limit_deg: float
-    tau: float
-
-    def __post_init__(self) -> None:
-        def positive(name: str) -> None:
-            value = getattr(self, name)
-            if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
-                raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-
-        for name in ("Cl_alpha_2D", "chord", "span", "tau"):
-            positive(name)
-        if not 0 < self.flap_to_chord <= 1:
-            raise ValueError(f"flap_to_chord must be in (0, 1], got {self.flap_to_chord!r}")
-        if not 0 < self.eta <= 1:
-            raise ValueError(f"eta must be in (0, 1], got {self.eta!r}")
-        if not 0 <= self.deflection_limit_deg < 90:
-            raise ValueError("deflection_limit_deg must be in [0, 90), got "
-                             f"{self.deflection_limit_deg!r}")
-        if self.Cd_0 < 0:
-            raise ValueError(f"Cd_0 must be >= 0, got {self.Cd_0!r}")
-        if not self.alpha_stall_N_base_deg < self.alpha_0_base_deg < self.alpha_stall_P_base_deg:
-            raise ValueError("stall angles must bracket alpha_0: need alpha_stall_N_base_deg < "
-                             "alpha_0_base_deg < alpha_stall_P_base_deg, got "
-                             f"{self.alpha_stall_N_base_deg}, {self.alpha_0_base_deg}, "
-                             f"{self.alpha_stall_P_base_deg}")
-        if self.command_sign not in (1, -1, 1.0, -1.0):
-            raise ValueError(f"command_sign must be +1 or -1, got {self.command_sign!r}")
-        lift = as_float_array("lifting_unit", self.lifting_unit, (3,))
-        forward = as_float_array("forward_unit", self.forward_unit, (3,))
+    def __init__(self, p, physics_period: float, np_random: np.random.Generator | None,
+                 uav_id: int, surface_id: int, lifting_unit: Sequence[float],
+                 forward_unit: Sequence[float], Cl_alpha_2D: float, chord: float, span: float,
+                 flap_to_chord: float, eta: float, alpha_0_base: float,
+                 alpha_stall_P_base: float, alpha_stall_N_base: float, Cd_0: float,
+                 deflection_limit: float, tau: float,
+                 command_id: int | None | Literal["own"] = "own", command_sign: float = 1.0):
+        self.p = p
+        self.physics_period = check_positive_float("physics_period", physics_period)
+        self.np_random = np_random
+        self.uav_id = check_int("uav_id", uav_id)
+        self.surface_id = check_int("surface_id", surface_id)
+        for name, value in (("Cl_alpha_2D", Cl_alpha_2D), ("chord", chord), ("span", span),
+                            ("tau", tau)):
+            check_positive_float(name, value)
+        numbers = {name: check_finite(name, value) for name, value in (
+            ("flap_to_chord", flap_to_chord), ("eta", eta), ("alpha_0_base", alpha_0_base),
+            ("alpha_stall_P_base", alpha_stall_P_base),
+            ("alpha_stall_N_base", alpha_stall_N_base), ("Cd_0", Cd_0),
+            ("deflection_limit", deflection_limit), ("command_sign", command_sign))}
+        if not 0 < numbers["flap_to_chord"] <= 1:
+            raise ValueError(f"flap_to_chord must be in (0, 1], got {flap_to_chord!r}")
+        if not 0 < numbers["eta"] <= 1:
+            raise ValueError(f"eta must be in (0, 1], got {eta!r}")
+        if not 0 <= numbers["deflection_limit"] < 90:
+            raise ValueError(f"deflection_limit must be in [0, 90) degrees, got "
+                             f"{deflection_limit!r}")
+        if numbers["Cd_0"] < 0:
+            raise ValueError(f"Cd_0 must be >= 0, got {Cd_0!r}")
+        if not alpha_stall_N_base < alpha_0_base < alpha_stall_P_base:
+            raise ValueError("stall angles must bracket alpha_0_base: need alpha_stall_N_base < "
+                             "alpha_0_base < alpha_stall_P_base, got "
+                             f"{alpha_stall_N_base}, {alpha_0_base}, {alpha_stall_P_base}")
+        if numbers["command_sign"] not in (1.0, -1.0):
+            raise ValueError(f"command_sign must be +1 or -1, got {command_sign!r}")
+        if not (command_id is None or command_id == "own" or (
+                isinstance(command_id, (int, np.integer)) and not isinstance(command_id, bool)
+                and command_id >= 0)):
+            raise ValueError(f"command_id must be 'own', None or an int >= 0, got "
+                             f"{command_id!r}")
+        lift = as_float_array("lifting_unit", lifting_unit, (3,))
+        forward = as_float_array("forward_unit", forward_unit, (3,))
         if np.linalg.norm(lift) < 1e-9 or np.linalg.norm(forward) < 1e-9:
             raise ValueError("lifting_unit and forward_unit must be non-zero")
         lift, forward = lift / np.linalg.norm(lift), forward / np.linalg.norm(forward)
         if abs(lift @ forward) > 1e-6:
             raise ValueError("lifting_unit must be perpendicular to forward_unit")
         self.lifting_unit, self.forward_unit = lift, forward
+        self.Cl_alpha_2D, self.chord, self.span = float(Cl_alpha_2D), float(chord), float(span)
+        self.tau = float(tau)
+        self.flap_to_chord, self.eta = numbers["flap_to_chord"], numbers["eta"]
+        self.alpha_0_base = numbers["alpha_0_base"]
+        self.alpha_stall_P_base = numbers["alpha_stall_P_base"]
+        self.alpha_stall_N_base = numbers["alpha_stall_N_base"]
+        self.Cd_0, self.deflection_limit = numbers["Cd_0"], numbers["deflection_limit"]
+        self.command_id = command_id if command_id in (None, "own") else int(command_id)
+        self.command_sign = numbers["command_sign"]
 
 
 class LiftingSurfaces:
     """A set of lifting surfaces on one drone.
 
     Args:
-        p: the aviary (a pybullet BulletClient).
-        physics_period: seconds per physics step.
-        np_random: the aviary's random generator (unused: the model is deterministic).
-        uav_id: pybullet body id of the drone.
-        surfaces: the :class:`LiftingSurface` parameters, one per link. The links must be
-            fixed rigidly to the base (their offsets are taken once, here).
+        lifting_surfaces: the :class:`LiftingSurface` parameters, one per link, all of one
+            drone in one aviary (PyFlyt's constructor). The links must be fixed rigidly to
+            the base (their offsets are taken once, here).
 
     Because the surfaces are rigid on the base, everything between the base's motion and
     its load is linear apart from the aerodynamic coefficients: the chordwise and normal
@@ -136,20 +151,29 @@ class LiftingSurfaces:
     LINK_FRAME were rotated by the previous step's attitude.
     """
 
-    def __init__(self, p, physics_period: float, np_random: np.random.Generator, uav_id: int,
-                 surfaces: Sequence[LiftingSurface]):
-        if len(surfaces) == 0 or not all(isinstance(s, LiftingSurface) for s in surfaces):
-            raise ValueError("surfaces must be a non-empty list of LiftingSurface")
-        self.client_id = p._client
-        self.uav_id = int(uav_id)
-        self.surfaces = list(surfaces)
-        self.ids = [s.id for s in surfaces]
+    def __init__(self, lifting_surfaces: Sequence[LiftingSurface]):
+        surfaces = list(lifting_surfaces) if isinstance(lifting_surfaces, (list, tuple)) else []
+        if not surfaces or not all(isinstance(s, LiftingSurface) for s in surfaces):
+            raise TypeError("lifting_surfaces must be a non-empty list of LiftingSurface, got "
+                            f"{lifting_surfaces!r}")
+        first = surfaces[0]
+        if any((s.p, s.uav_id, s.physics_period) != (first.p, first.uav_id, first.physics_period)
+               for s in surfaces):
+            raise ValueError("lifting_surfaces must all belong to one drone: the same p, uav_id "
+                             "and physics_period")
+        self.p = first.p
+        self.client_id = first.p._client
+        self.uav_id = first.uav_id
+        self.surfaces = surfaces
+        self.ids = [s.surface_id for s in surfaces]
         n = len(surfaces)
+        physics_period = first.physics_period
 
         def column(name: str) -> np.ndarray:
             return np.array([getattr(s, name) for s in surfaces], dtype=float)
 
-        self.command_ids = [s.command_id for s in surfaces]
+        self.command_ids = [i if s.command_id == "own" else s.command_id
+                            for i, s in enumerate(surfaces)]
         self.command_sign = column("command_sign")
         self.lift_unit = np.array([s.lifting_unit for s in surfaces])
         self.forward_unit = np.array([s.forward_unit for s in surfaces])
@@ -161,11 +185,11 @@ class LiftingSurfaces:
             self.aspect + 2.0 * (self.aspect + 4.0) / (self.aspect + 2.0))
         theta_f = np.arccos(2.0 * column("flap_to_chord") - 1.0)
         self.flap_gain = (1.0 - (theta_f - np.sin(theta_f)) / np.pi) * column("eta")
-        self.alpha_0_base = np.radians(column("alpha_0_base_deg"))
-        self.alpha_stall_p_base = np.radians(column("alpha_stall_P_base_deg"))
-        self.alpha_stall_n_base = np.radians(column("alpha_stall_N_base_deg"))
+        self.alpha_0_base = np.radians(column("alpha_0_base"))
+        self.alpha_stall_p_base = np.radians(column("alpha_stall_P_base"))
+        self.alpha_stall_n_base = np.radians(column("alpha_stall_N_base"))
         self.cd_0 = column("Cd_0")
-        self.deflection_limit = np.radians(column("deflection_limit_deg"))
+        self.deflection_limit = np.radians(column("deflection_limit"))
         self._lag_gain = 1.0 - np.exp(-physics_period / column("tau"))
         self._plate_loss = 0.41 * (1.0 - np.exp(-17.0 / self.aspect))
         self.deflection = np.zeros(n)
@@ -228,16 +252,26 @@ class LiftingSurfaces:
         """(n, 3) pitching moment of each surface in its link frame [N m], last physics step."""
         return self._load_scales.reshape(-1, 3)[:, 2:] * self.span_unit
 
-    def state_update(self, rotation_matrix: np.ndarray, air_velocity: np.ndarray,
-                     angular_velocity: np.ndarray) -> None:
+    def state_update(self, rotation_matrix: np.ndarray, air_velocity: np.ndarray | None = None,
+                     angular_velocity: np.ndarray | None = None) -> None:
         """Work out each surface's chordwise and normal airflow.
 
         Args:
-            rotation_matrix: (3, 3) base-to-ground rotation.
+            rotation_matrix: (3, 3) ground-to-body rotation of the base (PyFlyt's convention:
+                it takes a ground-frame vector into the body frame; the transpose of
+                ``drone.rotation_matrix``).
             air_velocity: (3,) ground-frame air velocity of the base [m/s] (velocity − wind).
-            angular_velocity: (3,) body-frame angular velocity of the base [rad/s].
+                ``None`` (PyFlyt's call) reads the base velocity from pybullet and subtracts
+                the aviary's wind at the base.
+            angular_velocity: (3,) body-frame angular velocity of the base [rad/s]; ``None``
+                reads it from pybullet.
         """
-        motion = np.concatenate((air_velocity @ rotation_matrix, angular_velocity))
+        rotation = _check_rotation(rotation_matrix)
+        if air_velocity is None or angular_velocity is None:
+            air, spin = base_air_velocity(self.p, self.uav_id)
+            air_velocity = air if air_velocity is None else air_velocity
+            angular_velocity = rotation @ spin if angular_velocity is None else angular_velocity
+        motion = np.concatenate((rotation @ air_velocity, angular_velocity))
         self._flow = (self._flow_map @ motion).tolist()
 
     def aerodynamics(self, alpha: np.ndarray, deflection: np.ndarray
@@ -318,3 +352,10 @@ def _coefficients(alpha: float, deflection: float, flap_gain: float, alpha_0_bas
         cd = normal * sin_e + tangential * cos_e
     cm = -normal * (0.25 - 0.175 * (1.0 - 2.0 * abs(effective) / math.pi))
     return cl, cd, cm
+
+
+def _check_rotation(rotation_matrix: object) -> np.ndarray:
+    rotation = np.asarray(rotation_matrix)
+    if rotation.shape != (3, 3):
+        raise ValueError(f"rotation_matrix must have shape (3, 3), got {rotation.shape}")
+    return rotation

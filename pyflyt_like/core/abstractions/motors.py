@@ -117,8 +117,17 @@ class Motors:
     def state_update(self, rotation_matrix: np.ndarray | None = None) -> None:
         """Motors need no body state: forces are applied in their link frames."""
 
-    def physics_update(self, pwm: np.ndarray) -> None:
-        """Advance the throttles by one physics period under ``pwm`` (n,) and apply the loads."""
+    def physics_update(self, pwm: np.ndarray, rotation: np.ndarray | None = None) -> None:
+        """Advance the throttles by one physics period under ``pwm`` (n,) and apply the loads.
+
+        Args:
+            pwm: (n,) commands in [-1, 1] (clipped).
+            rotation: optional (n, 3, 3) rotations of each motor's thrust axis in its link
+                frame, e.g. from :meth:`Gimbals.compute_rotation` (PyFlyt's argument).
+        """
+        if rotation is not None:
+            self._rotated_update(pwm, rotation)
+            return
         # A few motors per drone: Python floats beat numpy's per-call overhead here.
         throttle = self.throttle.tolist()  # the array stays the state: writes to it count
         noise = self._next_noise() if self._noisy else self._no_noise
@@ -143,6 +152,26 @@ class Motors:
         for link, load in zip(self.motor_ids, loads):
             apply_force(uav, link, load[:3], (0.0, 0.0, 0.0), frame, physicsClientId=client)
             apply_torque(uav, link, load[3:], frame, physicsClientId=client)
+
+
+    def _rotated_update(self, pwm: np.ndarray, rotation: np.ndarray) -> None:
+        """The loads of :meth:`physics_update` with each thrust axis turned by ``rotation``."""
+        rotation = np.asarray(rotation, dtype=float)
+        if rotation.shape != (self.throttle.size, 3, 3):
+            raise ValueError(f"rotation must have shape ({self.throttle.size}, 3, 3), got "
+                             f"{rotation.shape}")
+        command = np.clip(np.asarray(pwm, dtype=float), -1.0, 1.0)
+        self.throttle += self._lag_gain * (command - self.throttle)
+        if self._noisy:
+            self.throttle += self.throttle * np.asarray(self._next_noise())
+        squares = self.throttle * np.abs(self.throttle)
+        loads = (squares[:, None] * self._load_per_throttle2).reshape(-1, 2, 3)
+        loads = np.einsum("nij,nkj->nki", rotation, loads).reshape(-1, 6)
+        uav, client, frame = self.uav_id, self.client_id, pybullet.LINK_FRAME
+        for link, load in zip(self.motor_ids, loads.tolist()):
+            pybullet.applyExternalForce(uav, link, load[:3], (0.0, 0.0, 0.0), frame,
+                                        physicsClientId=client)
+            pybullet.applyExternalTorque(uav, link, load[3:], frame, physicsClientId=client)
 
 
 def _base_wrench_map(client: int, uav: int, links: Sequence[int],

@@ -8,6 +8,8 @@ import numpy as np
 
 from ..utils.validation import as_float_array, check_positive_float
 
+MAX_ERROR = 1e9  # channel units (m, rad, m/s ...): errors beyond are saturated
+
 
 class PID:
     """PID over ``n`` independent channels.
@@ -18,7 +20,8 @@ class PID:
         period: seconds between calls to :meth:`step`.
 
     The integral is clamped so that ``ki * integral`` never exceeds ``limits`` (anti-windup),
-    and the derivative acts on the error, zero on the first call after :meth:`reset`.
+    and the derivative acts on the error, zero on the first call after :meth:`reset`. Errors
+    are saturated at ``±MAX_ERROR`` (1e9), so every finite setpoint gives a finite output.
 
     Controllers run on a handful of channels, where Python floats are several times
     faster than numpy calls; the state is therefore kept as Python lists.
@@ -60,6 +63,10 @@ class PID:
         output = []
         for i, (kp, ki, kd, limit, bound) in enumerate(self._channels):
             error = setpoint[i] - state[i]
+            # A finite but huge setpoint jump would overflow the derivative to inf (and
+            # kd = 0 times inf to NaN): no real error exceeds MAX_ERROR, so saturate there.
+            error = -MAX_ERROR if error < -MAX_ERROR else (MAX_ERROR if error > MAX_ERROR
+                                                          else error)
             accumulated = integral[i] + error * period
             accumulated = -bound if accumulated < -bound else (
                 bound if accumulated > bound else accumulated)

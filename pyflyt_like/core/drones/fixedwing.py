@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pybullet
 
-from ..abstractions.base_drone import DroneClass
 from ..abstractions.boring_bodies import BoringBodies
-from ..abstractions.lifting_surfaces import LiftingSurface, LiftingSurfaces
+from ..abstractions.lifting_surfaces import LiftingSurfaces
+from ..abstractions.modal_drone import ModalDrone
 from ..abstractions.motors import Motors
 from ..control.fixedwing_attitude import FixedwingAttitude
 from ..utils.validation import as_float_array
@@ -17,7 +17,7 @@ from ..utils.validation import as_float_array
 SURFACE_COMMANDS = 5  # left aileron, right aileron, elevator, rudder, flaps
 
 
-class Fixedwing(DroneClass):
+class Fixedwing(ModalDrone):
     """A fixed-wing aircraft with one motor, a main wing with ailerons, and two tails.
 
     Modes:
@@ -32,23 +32,23 @@ class Fixedwing(DroneClass):
     Spawned (and reset) with the YAML's ``starting_velocity`` (body frame).
 
     Args:
-        p, start_pos, start_orn, physics_hz, np_random: as :class:`DroneClass`.
+        p, start_pos, start_orn, physics_hz, np_random: as :class:`DroneClass` (PyFlyt's order).
         control_hz: control rate [Hz]; default from the YAML.
         drone_model: ``"fixedwing"`` (default) or another model folder, e.g. ``"acrowing"``.
         model_dir: folder of model folders (default: the package's models).
-        **camera_options: ``use_camera`` and friends, see :meth:`DroneClass.setup_camera`.
+        **camera_options: ``use_camera`` and friends, see :meth:`ModalDrone.setup_camera`.
         starting_velocity: (3,) body-frame spawn velocity [m/s]; default from the YAML.
     """
 
     modes = (-1, 0, 1)
 
-    def __init__(self, p, start_pos, start_orn, physics_hz: int = 240,
-                 np_random: np.random.Generator | None = None, control_hz: int | None = None,
-                 drone_model: str = "fixedwing", model_dir: str | Path | None = None,
+    def __init__(self, p, start_pos, start_orn, control_hz: int | None = None,
+                 physics_hz: int = 240, drone_model: str = "fixedwing",
+                 model_dir: str | Path | None = None, np_random: np.random.Generator | None = None,
                  starting_velocity=None, **camera_options):
-        np_random = np_random if np_random is not None else np.random.default_rng()
         super().__init__(p, start_pos, start_orn, control_hz, physics_hz, drone_model,
                          model_dir, np_random)
+        np_random = self.np_random
         params = self.params
         self.starting_velocity = as_float_array(
             "starting_velocity",
@@ -59,10 +59,7 @@ class Fixedwing(DroneClass):
                              [self.link_id(mp["link"])], tau=[mp["tau"]], max_rpm=[max_rpm],
                              thrust_coef=[mp["thrust_coef"]], torque_coef=[mp["torque_coef"]],
                              thrust_unit=[mp["thrust_unit"]], noise_ratio=[mp["noise_ratio"]])
-        surfaces = [LiftingSurface(id=self.link_id(s["link"]),
-                                   **{k: v for k, v in s.items() if k != "link"})
-                    for s in params["surfaces"]]
-        self.surfaces = LiftingSurfaces(p, self.physics_period, np_random, self.Id, surfaces)
+        self.surfaces = LiftingSurfaces(self.surfaces_from_yaml(params["surfaces"]))
         dp = params["drag_params"]
         self.drag = BoringBodies(p, self.physics_period, np_random, self.Id, [-1],
                                  dp["drag_coefs"], dp["normal_areas"])
@@ -80,7 +77,7 @@ class Fixedwing(DroneClass):
         return SURFACE_COMMANDS + 1 if mode == -1 else 4
 
     def _give_starting_velocity(self) -> None:
-        rotation = np.array(pybullet.getMatrixFromQuaternion(self.start_quat)).reshape(3, 3)
+        rotation = np.array(pybullet.getMatrixFromQuaternion(self.start_orn)).reshape(3, 3)
         pybullet.resetBaseVelocity(self.Id, (rotation @ self.starting_velocity).tolist(),
                                    (0.0, 0.0, 0.0), physicsClientId=self.client_id)
 
@@ -116,9 +113,9 @@ class Fixedwing(DroneClass):
 
     def update_physics(self) -> None:
         air = self.air_velocity()
-        self.surfaces.state_update(self.rotation_matrix, air, self.state[0])
+        self.surfaces.state_update(self.rotation_matrix.T, air, self.state[0])
         self.surfaces.physics_update(self.surface_command)
-        self.drag.state_update(self.rotation_matrix, air)
+        self.drag.state_update(self.rotation_matrix.T, air)
         self.drag.physics_update()
         self.motors.physics_update(self.thrust_command)
 

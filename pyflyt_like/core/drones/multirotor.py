@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pybullet
 
-from ..abstractions.base_drone import DroneClass
+from ..abstractions.modal_drone import ModalDrone
 from ..abstractions.motors import Motors
 from ..abstractions.pid import PID
 from ..abstractions.rotor_aerodynamics import RPM_TO_RAD_S, RotorAerodynamics
@@ -27,7 +27,7 @@ UNITS = ("rpm", "rad/s")
 POSITION_CONTROLLERS = ("geometric", "pid")
 
 
-class Multirotor(DroneClass):
+class Multirotor(ModalDrone):
     """An N-rotor vehicle (quad, hexa, octo, ...) flown by rotor speeds or through its modes.
 
     Modes (setpoint sizes in brackets):
@@ -41,7 +41,7 @@ class Multirotor(DroneClass):
     (attitude before thrust when rotors saturate). ``set_propellers_rpm`` sets mode -1.
 
     Args:
-        p, start_pos, start_orn, physics_hz, np_random: as :class:`DroneClass`.
+        p, start_pos, start_orn, physics_hz, np_random: as :class:`DroneClass` (PyFlyt's order).
         control_hz: control rate [Hz]; default from the YAML.
         drone_model: parameter set, e.g. "cf2x", "cf2p", "racer", "crazyflie21",
             "crazyflie21plus", "hexarotor"; or the name of a user's YAML in ``model_dir``.
@@ -51,19 +51,19 @@ class Multirotor(DroneClass):
             :mod:`~pyflyt_like.core.abstractions.rotor_aerodynamics`.
         position_controller: what flies mode 7: ``"geometric"`` (Lee SE(3) with flatness
             feed-forward) or ``"pid"`` (the cascade of :mod:`..control.multirotor_cascade`).
-        **camera_options: see :meth:`DroneClass.setup_camera`.
+        **camera_options: see :meth:`ModalDrone.setup_camera`.
     """
 
     modes = (ROTOR_SPEEDS, BODY_RATES, ATTITUDE, FORCE_TORQUE, POSITION)
 
-    def __init__(self, p, start_pos, start_orn, physics_hz: int = 240,
-                 np_random: np.random.Generator | None = None, control_hz: int | None = None,
-                 drone_model: str = "cf2x", model_dir: str | Path | None = None,
+    def __init__(self, p, start_pos, start_orn, control_hz: int | None = None,
+                 physics_hz: int = 240, drone_model: str = "cf2x",
+                 model_dir: str | Path | None = None, np_random: np.random.Generator | None = None,
                  ground_effect: bool = False, rotor_drag: bool = False, downwash: bool = False,
                  position_controller: str = "geometric", **camera_options):
-        np_random = np_random if np_random is not None else np.random.default_rng()
         super().__init__(p, start_pos, start_orn, control_hz, physics_hz, drone_model,
                          model_dir, np_random)
+        np_random = self.np_random
         params = self.params
         unit = params.get("rotor_speed_unit")
         if unit not in UNITS:
@@ -158,12 +158,12 @@ class Multirotor(DroneClass):
         """The URDF derives from the YAML: refuse a stale one rather than fly wrong numbers."""
         expected_mass = float(self.params["mass"])
         if abs(self.mass - expected_mass) > 1e-9 * max(1.0, expected_mass):
-            raise ValueError(f"{self.urdf_path} has mass {self.mass} kg but {self.param_path} "
+            raise ValueError(f"{self.drone_path} has mass {self.mass} kg but {self.param_path} "
                              f"says {expected_mass}; regenerate the URDF "
                              "(scripts/make_multirotor_urdfs.py) or delete it")
         n_links = pybullet.getNumJoints(self.Id, physicsClientId=self.client_id)
         if n_links != positions.shape[0]:
-            raise ValueError(f"{self.urdf_path} has {n_links} rotor links, the YAML "
+            raise ValueError(f"{self.drone_path} has {n_links} rotor links, the YAML "
                              f"{positions.shape[0]} rotors")
 
     # ------------------------------------------------------------------ actuation
@@ -224,7 +224,7 @@ class Multirotor(DroneClass):
 
     def _mode_steps(self, mode_hz: dict) -> dict[int, int]:
         """Physics steps between ticks of each mode (YAML ``mode_hz``; default control_hz)."""
-        steps = {mode: self.physics_steps_per_control for mode in self.modes}
+        steps = {mode: self.physics_control_ratio for mode in self.modes}
         for mode, rate in mode_hz.items():
             if mode not in self.modes:
                 raise ValueError(f"{self.param_path}: mode_hz names mode {mode!r}; modes are "
@@ -238,7 +238,7 @@ class Multirotor(DroneClass):
 
     def update_control(self, physics_step: int) -> None:
         """Tick the current mode at its own rate; between ticks the last command holds."""
-        if physics_step % self.physics_steps_per_control == 0:
+        if physics_step % self.physics_control_ratio == 0:
             self._rpm_set_this_tick = False
         base_mode = self.registered_base_modes.get(self.mode, self.mode)
         if physics_step % self.mode_steps[base_mode] == 0:

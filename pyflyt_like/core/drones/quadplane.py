@@ -33,12 +33,12 @@ class QuadPlane(Fixedwing):
 
     modes = (-1, 0, 1, HOVER, TRANSITION)
 
-    def __init__(self, p, start_pos, start_orn, physics_hz: int = 240,
-                 np_random: np.random.Generator | None = None, control_hz: int | None = None,
-                 drone_model: str = "quadplane", model_dir: str | Path | None = None,
+    def __init__(self, p, start_pos, start_orn, control_hz: int | None = None,
+                 physics_hz: int = 240, drone_model: str = "quadplane",
+                 model_dir: str | Path | None = None, np_random: np.random.Generator | None = None,
                  starting_velocity=None, **camera_options):
-        super().__init__(p, start_pos, start_orn, physics_hz, np_random, control_hz, drone_model,
-                         model_dir, starting_velocity, **camera_options)
+        super().__init__(p, start_pos, start_orn, control_hz, physics_hz, drone_model,
+                         model_dir, np_random, starting_velocity, **camera_options)
         lp = self.params["lift_motor_params"]
         max_rpm = np.sqrt(lp["total_thrust"] / (LIFT_MOTORS * lp["thrust_coef"]))
         self.lift_motors = Motors(

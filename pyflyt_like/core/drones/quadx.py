@@ -6,13 +6,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..abstractions.base_drone import DroneClass
 from ..abstractions.boring_bodies import BoringBodies
+from ..abstractions.modal_drone import ModalDrone
 from ..abstractions.motors import Motors
 from ..control.quadx_cascade import ALTITUDE_MODES, QuadXCascade
 
 
-class QuadX(DroneClass):
+class QuadX(ModalDrone):
     """Quadrotor with PX4 Quad-X motor order and PyFlyt's flight modes.
 
     Modes (setpoint of 4): -1 motor commands; 0 rates + throttle; 1 angles + climb rate;
@@ -21,23 +21,23 @@ class QuadX(DroneClass):
     See docs/quadx.md for units. ``aux_state`` holds the (4,) motor throttles.
 
     Args:
-        p, start_pos, start_orn, physics_hz, np_random: as :class:`DroneClass`.
+        p, start_pos, start_orn, physics_hz, np_random: as :class:`DroneClass` (PyFlyt's order).
         control_hz: control rate [Hz]; default from the YAML (120).
         drone_model: model folder name (default ``"cf2x"``).
         model_dir: folder of model folders (default: the package's models).
-        **camera_options: ``use_camera`` and friends, see :meth:`DroneClass.setup_camera`.
+        **camera_options: ``use_camera`` and friends, see :meth:`ModalDrone.setup_camera`.
         noise: multiply the YAML's motor ``noise_ratio`` (0 disables motor noise).
     """
 
     modes = (-1, 0, 1, 2, 3, 4, 5, 6, 7)
 
-    def __init__(self, p, start_pos, start_orn, physics_hz: int = 240,
-                 np_random: np.random.Generator | None = None, control_hz: int | None = None,
-                 drone_model: str = "cf2x", model_dir: str | Path | None = None,
+    def __init__(self, p, start_pos, start_orn, control_hz: int | None = None,
+                 physics_hz: int = 240, drone_model: str = "cf2x",
+                 model_dir: str | Path | None = None, np_random: np.random.Generator | None = None,
                  noise: float = 1.0, **camera_options):
-        np_random = np_random if np_random is not None else np.random.default_rng()
         super().__init__(p, start_pos, start_orn, control_hz, physics_hz, drone_model,
                          model_dir, np_random)
+        np_random = self.np_random
         if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not noise >= 0:
             raise ValueError(f"noise must be a number >= 0, got {noise!r}")
         motor_ids = [self.link_id(f"motor{i}") for i in range(4)]
@@ -95,7 +95,7 @@ class QuadX(DroneClass):
             self.pwm[:] = self.cascade.step(mode, setpoint, self.state, self.world_velocity)
 
     def update_physics(self) -> None:
-        self.drag.state_update(self.rotation_matrix, self.air_velocity())
+        self.drag.state_update(self.rotation_matrix.T, self.air_velocity())
         self.drag.physics_update()
         self.motors.physics_update(self.pwm)
 

@@ -6,17 +6,17 @@ from pathlib import Path
 
 import numpy as np
 
-from ..abstractions.base_drone import DroneClass
 from ..abstractions.boosters import Boosters
 from ..abstractions.boring_bodies import BoringBodies
 from ..abstractions.gimbals import Gimbals
-from ..abstractions.lifting_surfaces import LiftingSurface, LiftingSurfaces
+from ..abstractions.lifting_surfaces import LiftingSurfaces
+from ..abstractions.modal_drone import ModalDrone
 from ..utils.validation import as_float_array
 
 FINLETS = 4
 
 
-class Rocket(DroneClass):
+class Rocket(ModalDrone):
     """A rocket stage flown directly by its actuators (one mode, 0).
 
     Setpoint (7,): [finlet x, finlet y, finlet yaw] in [-1, 1] (mixed to the four fins),
@@ -25,23 +25,23 @@ class Rocket(DroneClass):
     fuel ratio and throttle, gimbal angles [rad] (2).
 
     Args:
-        p, start_pos, start_orn, physics_hz, np_random: as :class:`DroneClass`.
+        p, start_pos, start_orn, physics_hz, np_random: as :class:`DroneClass` (PyFlyt's order).
         control_hz: control rate [Hz]; default from the YAML.
         drone_model: model folder name (default ``"rocket"``).
         model_dir: folder of model folders (default: the package's models).
-        **camera_options: ``use_camera`` and friends, see :meth:`DroneClass.setup_camera`.
+        **camera_options: ``use_camera`` and friends, see :meth:`ModalDrone.setup_camera`.
     """
 
     modes = (0,)
     setpoint_size = 7
 
-    def __init__(self, p, start_pos, start_orn, physics_hz: int = 240,
-                 np_random: np.random.Generator | None = None, control_hz: int | None = None,
-                 drone_model: str = "rocket", model_dir: str | Path | None = None,
+    def __init__(self, p, start_pos, start_orn, control_hz: int | None = None,
+                 physics_hz: int = 240, drone_model: str = "rocket",
+                 model_dir: str | Path | None = None, np_random: np.random.Generator | None = None,
                  **camera_options):
-        np_random = np_random if np_random is not None else np.random.default_rng()
         super().__init__(p, start_pos, start_orn, control_hz, physics_hz, drone_model,
                          model_dir, np_random)
+        np_random = self.np_random
         params = self.params
         bp = params["booster_params"]
         self.boosters = Boosters(
@@ -55,10 +55,7 @@ class Rocket(DroneClass):
         self.gimbals = Gimbals(p, self.physics_period, np_random, [gp["gimbal_unit_1"]],
                                [gp["gimbal_unit_2"]], [gp["gimbal_tau"]],
                                [gp["gimbal_range_degrees"]])
-        fins = [LiftingSurface(id=self.link_id(s["link"]),
-                               **{k: v for k, v in s.items() if k != "link"})
-                for s in params["surfaces"]]
-        self.finlets = LiftingSurfaces(p, self.physics_period, np_random, self.Id, fins)
+        self.finlets = LiftingSurfaces(self.surfaces_from_yaml(params["surfaces"]))
         self.finlet_mixer = as_float_array("finlet_mixer", params["finlet_mixer"], (FINLETS, 3))
         dp = params["drag_params"]
         self.drag = BoringBodies(p, self.physics_period, np_random, self.Id, [-1],
@@ -96,11 +93,11 @@ class Rocket(DroneClass):
 
     def update_physics(self) -> None:
         air = self.air_velocity()
-        self.finlets.state_update(self.rotation_matrix, air, self.state[0])
+        self.finlets.state_update(self.rotation_matrix.T, air, self.state[0])
         self.finlets.physics_update(self.finlet_command)
-        self.drag.state_update(self.rotation_matrix, air)
+        self.drag.state_update(self.rotation_matrix.T, air)
         self.drag.physics_update()
-        rotation = self.gimbals.physics_update(self.gimbal_command)
+        rotation = self.gimbals.compute_rotation(self.gimbal_command)
         self.boosters.physics_update(self.ignition, self.throttle_command, rotation)
 
     def update_state(self) -> None:

@@ -19,20 +19,21 @@ def model_files(drone_model: str, model_dir: str | Path | None = None) -> tuple[
         model_dir: folder holding model folders; defaults to the package's ``models/vehicles``.
 
     Raises:
-        FileNotFoundError: when either file is missing, naming the path looked at.
+        FileNotFoundError: when the URDF is missing, naming the path looked at. The YAML is
+            optional here (a user's vehicle may keep its parameters elsewhere); vehicles that
+            read it check for it.
     """
     if not isinstance(drone_model, str) or not drone_model:
         raise TypeError(f"drone_model must be a non-empty string, got {drone_model!r}")
     root = Path(model_dir) if model_dir is not None else VEHICLES_DIR
     folder = root / drone_model
     urdf, params = folder / f"{drone_model}.urdf", folder / f"{drone_model}.yaml"
-    for path in (urdf, params):
-        if not path.is_file():
-            known = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
-            raise FileNotFoundError(
-                f"model file {path} not found for drone_model={drone_model!r} "
-                f"(models in {root}: {known})"
-            )
+    if not urdf.is_file():
+        known = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+        raise FileNotFoundError(
+            f"model file {urdf} not found for drone_model={drone_model!r} "
+            f"(models in {root}: {known})"
+        )
     return urdf, params
 
 

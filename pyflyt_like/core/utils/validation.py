@@ -16,15 +16,22 @@ def as_float_array(name: str, value: object, shape: Sequence[int | None]) -> np.
 
     ``None`` in ``shape`` means "any length along this axis".
 
+    Numbers of any numpy type are accepted; strings and bools are not (``"0.5"`` is a typo
+    more often than a number, and ``True`` is no coordinate).
+
     Raises:
         TypeError: when ``value`` is not numeric.
         ValueError: when the shape differs or an entry is NaN or infinite.
     """
     try:
-        array = np.array(value, dtype=np.float64)
+        raw = np.asarray(value)
+        if raw.dtype.kind not in _NUMERIC_KINDS or (
+                raw.dtype.kind == "O" and not all(_is_number(v) for v in raw.flat)):
+            raise TypeError
+        array = np.array(raw, dtype=np.float64)
     except (TypeError, ValueError) as error:
         raise TypeError(f"{name} must be a numeric array of shape {_shape_text(shape)}, "
-                        f"got {type(value).__name__}") from error
+                        f"got {_describe(value)}") from error
     if array.ndim != len(shape) or any(
         want is not None and got != want for got, want in zip(array.shape, shape)
     ):
@@ -39,6 +46,32 @@ def check_bool(name: str, value: object) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be a bool, got {value!r}")
     return bool(value)
+
+
+def check_int(name: str, value: object) -> int:
+    """Return ``value`` as an int if it is one (Python or numpy, not a bool), else raise."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {value!r}")
+    return int(value)
+
+
+def check_finite(name: str, value: object) -> float:
+    """Return ``value`` as a float if it is a finite real number (not a bool), else raise."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a finite number, got {value!r}")
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    return float(value)
+
+
+def check_rng(name: str, value: object) -> np.random.Generator:
+    """Return ``value`` if it is a numpy Generator, a new unseeded one if ``None``, else raise."""
+    if value is None:
+        return np.random.default_rng()
+    if not isinstance(value, np.random.Generator):
+        raise TypeError(f"{name} must be None or a numpy Generator (np.random.default_rng()), "
+                        f"got {value!r}")
+    return value
 
 
 def check_positive_int(name: str, value: object) -> int:
@@ -61,11 +94,43 @@ def check_rate_divides(name: str, rate: int, physics_hz: int) -> int:
     """Return physics steps per tick for ``rate`` Hz; raise unless it divides ``physics_hz``."""
     rate = check_positive_int(name, rate)
     if physics_hz % rate != 0:
-        raise ValueError(
-            f"{name}={rate} Hz must divide physics_hz={physics_hz} Hz exactly "
-            f"(allowed: {[r for r in range(1, physics_hz + 1) if physics_hz % r == 0]})"
-        )
+        raise ValueError(f"{name}={rate} Hz must divide physics_hz={physics_hz} Hz exactly "
+                         f"(allowed: {divisors_text(physics_hz)})")
     return physics_hz // rate
+
+
+def divisors_text(n: int, most: int = 24) -> str:
+    """The divisors of ``n`` as text for an error message, at most ``most`` of them listed.
+
+    Found in O(sqrt(n)) steps, so a huge rate fails fast instead of listing for minutes.
+    """
+    small, large = [], []
+    d = 1
+    while d * d <= n:
+        if n % d == 0:
+            small.append(d)
+            if d != n // d:
+                large.append(n // d)
+        d += 1
+    found = small + large[::-1]
+    if len(found) <= most:
+        return str(found)
+    head = ", ".join(str(v) for v in found[:most // 2])
+    tail = ", ".join(str(v) for v in found[-most // 2:])
+    return f"[{head}, ..., {tail}] ({len(found)} divisors)"
+
+
+_NUMERIC_KINDS = "iufO"  # ints, unsigned, floats; objects only if every element is a number
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+        value, (bool, np.bool_))
+
+
+def _describe(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else f"{type(value).__name__} {text[:57]}..."
 
 
 def _shape_text(shape: Sequence[int | None]) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..utils.validation import as_float_array
+from ..utils.validation import as_float_array, check_finite
 
 __all__ = [
     "allowed_options",
@@ -49,11 +49,6 @@ def _as_real(name: str, value: object, allowed: str) -> float:
     if not math.isfinite(value):
         raise ValueError(f"{name} must be {allowed}, got {value!r}")
     return value
-
-
-def check_finite(name: str, value: object) -> float:
-    """Return ``value`` as a float if it is a finite real number, else raise."""
-    return _as_real(name, value, "a finite number")
 
 
 def check_positive(name: str, value: object) -> float:

@@ -1,0 +1,207 @@
+"""ModalDrone: the loop every built-in vehicle shares, driven by numbered flight modes."""
+
+from __future__ import annotations
+
+import math
+from abc import abstractmethod
+from pathlib import Path
+
+import numpy as np
+import pybullet
+
+from ..utils.validation import NumericalError, as_float_array
+from .base_controller import ControlClass
+from .base_drone import DroneClass
+from .camera import Camera
+from .lifting_surfaces import LiftingSurface
+
+# Camera options a vehicle takes (PyFlyt's names, plus ``is_tracking_camera``); unset ones
+# come from the model YAML's ``camera`` section, then from the switches' defaults.
+CAMERA_OPTIONS = ("use_camera", "use_gimbal", "camera_angle_degrees", "camera_FOV_degrees",
+                  "camera_resolution", "camera_position_offset", "camera_fps",
+                  "is_tracking_camera")
+
+
+class ModalDrone(DroneClass):
+    """A :class:`DroneClass` whose control loop runs numbered flight modes.
+
+    It implements the PyFlyt contract (``reset``, ``update_control``, ``update_state``,
+    ``update_last``) once for all built-in vehicles: one control tick of the current mode
+    every ``physics_control_ratio`` physics steps, user modes feeding their base mode, one
+    pybullet read per state update, camera capture when due. A vehicle sets ``modes`` and
+    ``setpoint_size`` and implements the hooks :meth:`control`, :meth:`preset_setpoint`,
+    :meth:`reset_components`, :meth:`reset_controllers` and :meth:`update_physics`.
+
+    Besides ``state`` it keeps ``rotation_matrix`` (3, 3) body-to-ground, ``world_velocity``
+    (3,) [m/s] and ``quaternion`` (x, y, z, w) of the base, refreshed by :meth:`update_state`.
+    """
+
+    modes: tuple[int, ...] = ()
+    setpoint_size: int = 4
+    # Options taken through ``**camera_options`` (the Aviary checks drone_options against them).
+    keyword_options: tuple[str, ...] = CAMERA_OPTIONS
+
+    def __init__(self, p, start_pos, start_orn, control_hz: int | None, physics_hz: int,
+                 drone_model: str, model_dir: str | Path | None = None,
+                 np_random: np.random.Generator | None = None):
+        super().__init__(p, start_pos, start_orn, control_hz, physics_hz, drone_model,
+                         model_dir, np_random)
+        if not self.params:
+            raise FileNotFoundError(f"model parameters {self.param_path} not found (or empty) "
+                                    f"for drone_model={drone_model!r}")
+        # Handed to wind fields: a read-only view, so user code cannot move the drone.
+        self._position_view = self.state[3:4]
+        self._position_view.flags.writeable = False
+        self.rotation_matrix = np.eye(3)
+        self.world_velocity = np.zeros(3)
+        self.quaternion = self.start_orn
+        self.setpoint = np.zeros(self.setpoint_size)
+        self._user_controller: ControlClass | None = None
+
+    def setup_camera(self, **options) -> None:
+        """Mount a :class:`Camera` on the base if ``use_camera`` is true.
+
+        Options (see docs/camera.md): ``use_camera``, ``use_gimbal``, ``camera_angle_degrees``,
+        ``camera_FOV_degrees``, ``camera_resolution`` (height, width),
+        ``camera_position_offset`` [m, body frame], ``camera_fps`` (default: ``control_hz``),
+        ``is_tracking_camera``. Unset ones come from the YAML's ``camera`` section. The latest
+        images are ``rgbaImg`` (h, w, 4) uint8, ``depthImg`` (h, w, 1) [m], ``segImg`` (h, w, 1).
+        """
+        unknown = sorted(set(options) - set(CAMERA_OPTIONS))
+        if unknown:
+            raise ValueError(f"drone_options {unknown} not accepted by {type(self).__name__}; "
+                             f"camera options are {list(CAMERA_OPTIONS)}")
+        use_camera = options.pop("use_camera", False)
+        if not isinstance(use_camera, (bool, np.bool_)):
+            raise TypeError(f"use_camera must be a bool, got {use_camera!r}")
+        if not use_camera:
+            return
+        if "camera" not in self.params:
+            raise ValueError(f"{self.param_path} has no camera section, needed for use_camera")
+        settings = {"use_gimbal": False, "is_tracking_camera": False,
+                    "camera_fps": self.control_hz, **self.params["camera"], **options}
+        self.camera = Camera(self.p, self.Id, -1, physics_period=self.physics_period,
+                             np_random=self.np_random, **settings)
+
+    def surfaces_from_yaml(self, entries: list[dict]) -> list[LiftingSurface]:
+        """Build the :class:`LiftingSurface` list of a YAML ``surfaces`` section: each entry
+        names its URDF ``link``; the other keys are the surface's parameters."""
+        return [LiftingSurface(self.p, self.physics_period, self.np_random, self.Id,
+                               self.link_id(entry["link"]),
+                               **{k: v for k, v in entry.items() if k != "link"})
+                for entry in entries]
+
+    def _capture(self) -> None:
+        self.rgbaImg, self.depthImg, self.segImg = self.camera.capture_image()
+
+    # ----------------------------------------------------------------- modes and setpoints
+    def set_mode(self, mode: int) -> None:
+        """Switch flight mode; the setpoint is preset so the drone holds where it is."""
+        super().set_mode(mode)
+        self._user_controller = self.instanced_controllers.get(self.mode)
+        if self._user_controller is not None:
+            base_mode = self.registered_base_modes[self.mode]
+            self.setpoint = np.zeros(self.setpoint_size_of(base_mode))
+        self.reset_controllers()
+        if self._user_controller is None:
+            self.setpoint = self.preset_setpoint(self.mode)
+
+    def setpoint_size_of(self, mode: int) -> int:
+        """Length of built-in ``mode``'s setpoint (the same for all modes unless overridden)."""
+        return self.setpoint_size
+
+    def set_setpoint(self, setpoint) -> None:
+        """Set this drone's setpoint; raises on a wrong shape or non-finite values."""
+        mode = self.registered_base_modes.get(self.mode, self.mode)
+        self.setpoint = as_float_array("setpoint", setpoint, (self.setpoint_size_of(mode),))
+
+    # ----------------------------------------------------------------- the loop
+    def update_control(self, physics_step: int) -> None:
+        """Run one control tick when ``physics_step`` falls on this drone's control period."""
+        if physics_step % self.physics_control_ratio:
+            return
+        if self._user_controller is not None:
+            base_setpoint = np.asarray(self._user_controller.step(self.state.copy(),
+                                                                   self.setpoint), dtype=float)
+            size = self.setpoint_size_of(self.registered_base_modes[self.mode])
+            if base_setpoint.shape != (size,) or not np.all(np.isfinite(base_setpoint)):
+                raise ValueError(
+                    f"controller for mode {self.mode} must return a finite array of shape "
+                    f"({size},), got {base_setpoint!r}")
+            self.control(self.registered_base_modes[self.mode], base_setpoint)
+        else:
+            self.control(self.mode, self.setpoint)
+
+    def update_state(self) -> None:
+        """Read the base pose and velocity from pybullet into ``state`` (one read each)."""
+        client = self.client_id
+        pos, quat = pybullet.getBasePositionAndOrientation(self.Id, physicsClientId=client)
+        lin, ang = pybullet.getBaseVelocity(self.Id, physicsClientId=client)
+        r = pybullet.getMatrixFromQuaternion(quat)
+        vx, vy, vz = lin
+        wx, wy, wz = ang
+        if not math.isfinite(pos[0] + pos[1] + pos[2] + vx + vy + vz + wx + wy + wz):
+            raise NumericalError(f"drone {self.Id} state became non-finite: pos={pos}, vel={lin}")
+        # Body-frame vectors are R^T v, with R row-major in r.
+        self.state[:] = (
+            (r[0] * wx + r[3] * wy + r[6] * wz, r[1] * wx + r[4] * wy + r[7] * wz,
+             r[2] * wx + r[5] * wy + r[8] * wz),
+            pybullet.getEulerFromQuaternion(quat),
+            (r[0] * vx + r[3] * vy + r[6] * vz, r[1] * vx + r[4] * vy + r[7] * vz,
+             r[2] * vx + r[5] * vy + r[8] * vz),
+            pos,
+        )
+        self.rotation_matrix.flat[:] = r
+        self.world_velocity[:] = lin
+        self.quaternion = quat
+
+    def update_last(self, physics_step: int) -> None:
+        """After the state update of each physics step: capture images when due."""
+        if self.camera is not None and self.camera.capture_due(physics_step):
+            self._capture()
+
+    def air_velocity(self) -> np.ndarray:
+        """Return the (3,) ground-frame air velocity of the base [m/s]: velocity minus wind."""
+        wind_field = self.p.wind_field
+        if wind_field is None:
+            return self.world_velocity
+        now = self.p.physics_steps * self.physics_period
+        wind = np.asarray(wind_field(now, self._position_view), dtype=float)
+        if wind.shape != (1, 3):
+            raise ValueError(f"wind field must return shape (1, 3) for one position, got "
+                             f"{wind.shape}")
+        return self.world_velocity - wind[0]
+
+    def reset(self) -> None:
+        """Put the drone back at its spawn pose, at rest, with components and controllers reset."""
+        pybullet.resetBasePositionAndOrientation(self.Id, self.start_pos.tolist(),
+                                                 self.start_orn, physicsClientId=self.client_id)
+        pybullet.resetBaseVelocity(self.Id, (0, 0, 0), (0, 0, 0), physicsClientId=self.client_id)
+        self.reset_components()
+        self.update_state()
+        self.set_mode(self.mode)
+        if self.camera is not None:
+            self.camera.reset()
+            if self.camera.camera_fps is not None:  # else the owner captures by hand
+                self._capture()
+
+    # ----------------------------------------------------------------- vehicle specifics
+    @abstractmethod
+    def reset_components(self) -> None:
+        """Reset motors, drag bodies and other components to their initial state."""
+
+    @abstractmethod
+    def reset_controllers(self) -> None:
+        """Clear the built-in controllers' integrators."""
+
+    @abstractmethod
+    def preset_setpoint(self, mode: int) -> np.ndarray:
+        """Return the setpoint that makes built-in ``mode`` hold the current state."""
+
+    @abstractmethod
+    def control(self, mode: int, setpoint: np.ndarray) -> None:
+        """One control tick of built-in ``mode``: turn ``setpoint`` into actuator commands."""
+
+    @abstractmethod
+    def update_physics(self) -> None:
+        """Advance the components one physics period and apply their loads."""
