@@ -3,18 +3,22 @@
 A mission is a set of vehicles, each with a start pose, a controller and waypoints, plus
 global options. Every problem is reported as a :class:`MissionError` whose one-line message
 names the field (``vehicles[0].waypoints[2].position``) and what is allowed. The format is
-documented in docs/missions.md.
+documented in docs/missions.md, with the limits below (:data:`LIMITS` as text there).
+
+Numbers are checked against sane bounds, not only for sign: a hold of 1e308 s or a position
+of 1e308 m is finite but overflows the trajectory arithmetic, and a physics rate of 10^9 Hz
+would take days to fly. Bools are not numbers, numbers are not text.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 import re
+import reprlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 VEHICLE_CONTROLLERS = {
     "quadx": ("position",),
@@ -24,6 +28,21 @@ VEHICLE_CONTROLLERS = {
 DEFAULT_CONTROLLER = {"quadx": "position", "multirotor": "geometric", "fixedwing": "guidance"}
 WIND_NAMES = ("constant", "gust", "shear", "dryden")
 
+# Limits of a mission (docs/missions.md#limits).
+MAX_PHYSICS_HZ = 10_000  # Hz
+MAX_DURATION = 3600.0  # s, duration_limit
+MAX_HOLD = 3600.0  # s, a waypoint's hold
+MAX_COORDINATE = 1e5  # m, |x|, |y|, |z| of a start or waypoint position
+MAX_ANGLE = 6.2832  # rad, |roll|, |pitch|, |yaw| (2 pi, rounded up)
+MIN_SPEED, MAX_SPEED = 0.01, 100.0  # m/s, a vehicle's or a waypoint's speed
+MAX_TOLERANCE = 1000.0  # m, arrival_tolerance
+MAX_VEHICLES = 100
+MAX_WAYPOINTS = 1000  # per vehicle
+MAX_NAME_LENGTH = 64  # characters of a mission, vehicle or model name
+MAX_WIND_NUMBER = 1e4  # any number in wind.options (m/s, m, s)
+MIN_LEG = 1e-9  # m: consecutive points closer than this coincide
+NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.-]*"  # mission and model names (folder names)
+NAME_RULE = "letters, digits, '_', '-' or '.', starting with a letter or digit"
 
 class MissionError(ValueError):
     """A mission file or mission description is invalid; the message is one line."""
@@ -68,27 +87,30 @@ class Mission:
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> Mission:
-        """Load and validate a mission file; raises :class:`MissionError` on any problem."""
+        """Load and validate a mission file; raises :class:`MissionError` on any problem.
+
+        The file must be UTF-8 YAML of at most 1 MiB, without duplicate keys (see
+        :mod:`pyflyt_like.missions.mission_yaml`).
+        """
+        from .mission_yaml import load_mission_file
+
         path = Path(path)
-        if not path.is_file():
-            raise MissionError(f"mission file {path} not found")
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as error:
-            mark = getattr(error, "problem_mark", None)
-            where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-            problem = getattr(error, "problem", None) or "invalid YAML"
-            raise MissionError(f"{path}: YAML syntax error{where}: {problem}") from None
-        return cls.from_dict(data, source=str(path))
+        return cls.from_dict(load_mission_file(path), source=str(path))
+
+    @classmethod
+    def from_yaml_text(cls, text: str, source: str = "<text>") -> Mission:
+        """Parse and validate mission YAML given as a string, read as strictly as a file."""
+        from .mission_yaml import load_mission_text
+
+        return cls.from_dict(load_mission_text(text, source), source=source)
 
     @classmethod
     def from_dict(cls, data: Any, source: str = "mission") -> Mission:
         """Validate a mission given as plain data (as parsed from YAML)."""
-        prefix = f"{source}: "
         try:
             return _parse(data, source)
         except MissionError as error:
-            raise MissionError(prefix + str(error)) from None
+            raise MissionError(f"{source}: {error}") from None
 
 
 def _parse(data: Any, source: str) -> Mission:
@@ -96,23 +118,26 @@ def _parse(data: Any, source: str) -> Mission:
         raise MissionError("a mission must be a mapping with a 'vehicles' list")
     _only(data, "mission", ("name", "vehicles", "physics_hz", "duration_limit",
                             "arrival_tolerance", "wind"))
-    name = data.get("name", Path(source).stem)
-    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name):
-        raise MissionError(f"name must be letters, digits, '_', '-' or '.' (it names the output "
-                           f"folder), got {name!r}")
+    if "name" in data:
+        name = _name("name", data["name"], "it names the output folder")
+    else:
+        name = Path(source).stem
+        if not _is_name(name):
+            raise MissionError(f"the mission has no name and its file name {name!r} cannot be "
+                               f"one (it names the output folder): give it a name of "
+                               f"{NAME_RULE}")
     physics_hz = data.get("physics_hz", 240)
-    if isinstance(physics_hz, bool) or not isinstance(physics_hz, int) or physics_hz <= 0:
-        raise MissionError(f"physics_hz must be a positive integer, got {physics_hz!r}")
-    duration_limit = _positive("duration_limit", data.get("duration_limit", 60.0))
-    tolerance = _positive("arrival_tolerance", data.get("arrival_tolerance", 0.2))
+    if isinstance(physics_hz, bool) or not isinstance(physics_hz, int) or not (
+            0 < physics_hz <= MAX_PHYSICS_HZ):
+        raise MissionError(f"physics_hz must be a positive integer <= {MAX_PHYSICS_HZ} Hz, "
+                           f"got {_shown(physics_hz)}")
+    duration_limit = _positive("duration_limit", data.get("duration_limit", 60.0),
+                               MAX_DURATION, "s")
+    tolerance = _tolerance("arrival_tolerance", data.get("arrival_tolerance", 0.2))
     wind = _wind(data.get("wind"))
-    vehicles = data.get("vehicles")
-    if not isinstance(vehicles, list) or not vehicles:
-        raise MissionError("vehicles must be a non-empty list")
+    vehicles = _list("vehicles", data.get("vehicles"), MAX_VEHICLES)
     specs = tuple(_vehicle(v, i) for i, v in enumerate(vehicles))
-    names = [s.name for s in specs]
-    if len(set(names)) != len(names):
-        raise MissionError(f"vehicle names must be unique, got {names}")
+    _check_unique_names(specs, vehicles)
     return Mission(name=name, vehicles=specs, physics_hz=physics_hz,
                    duration_limit=duration_limit, arrival_tolerance=tolerance, wind=wind,
                    source=source)
@@ -121,97 +146,224 @@ def _parse(data: Any, source: str) -> Mission:
 def _vehicle(data: Any, index: int) -> VehicleSpec:
     where = f"vehicles[{index}]"
     if not isinstance(data, dict):
-        raise MissionError(f"{where} must be a mapping")
+        raise MissionError(f"{where} must be a mapping, got {_shown(data)}")
     _only(data, where, ("name", "type", "model", "controller", "start", "speed", "waypoints",
                         "arrival_tolerance"))
-    kind = data.get("type")
-    if kind not in VEHICLE_CONTROLLERS:
-        raise MissionError(f"{where}.type must be one of {sorted(VEHICLE_CONTROLLERS)}, got "
-                           f"{kind!r}")
-    controller = data.get("controller", DEFAULT_CONTROLLER[kind])
-    if controller not in VEHICLE_CONTROLLERS[kind]:
-        raise MissionError(f"{where}.controller for a {kind} must be one of "
-                           f"{list(VEHICLE_CONTROLLERS[kind])}, got {controller!r}")
+    name = _vehicle_name(f"{where}.name", data.get("name", f"vehicle{index}"))
+    kind = _choice(f"{where}.type", data.get("type"), sorted(VEHICLE_CONTROLLERS))
+    controller = _choice(f"{where}.controller for a {kind}",
+                         data.get("controller", DEFAULT_CONTROLLER[kind]),
+                         list(VEHICLE_CONTROLLERS[kind]))
     model = data.get("model")
-    if model is not None and (not isinstance(model, str) or not model):
-        raise MissionError(f"{where}.model must be a model name, got {model!r}")
+    if model is not None:
+        model = _name(f"{where}.model", model, "a model folder")
     start = data.get("start", {})
     if not isinstance(start, dict):
-        raise MissionError(f"{where}.start must be a mapping with position (and orientation)")
+        raise MissionError(f"{where}.start must be a mapping with position (and orientation), "
+                           f"got {_shown(start)}")
     _only(start, f"{where}.start", ("position", "orientation"))
-    start_position = _vector(f"{where}.start.position", start.get("position", (0.0, 0.0, 1.0)))
-    start_orientation = _vector(f"{where}.start.orientation",
-                                start.get("orientation", (0.0, 0.0, 0.0)))
-    speed = _positive(f"{where}.speed", data.get("speed", 1.0))
-    waypoints = data.get("waypoints")
-    if not isinstance(waypoints, list) or not waypoints:
-        raise MissionError(f"{where}.waypoints must be a non-empty list")
-    return VehicleSpec(name=str(data.get("name", f"vehicle{index}")), type=kind, model=model,
-                       controller=controller, start_position=start_position,
-                       start_orientation=start_orientation, speed=speed,
-                       waypoints=tuple(_waypoint(w, f"{where}.waypoints[{i}]")
-                                       for i, w in enumerate(waypoints)),
-                       arrival_tolerance=None if data.get("arrival_tolerance") is None else
-                       _positive(f"{where}.arrival_tolerance", data["arrival_tolerance"]))
+    start_position = _position(f"{where}.start.position", start.get("position", (0.0, 0.0, 1.0)))
+    start_orientation = tuple(_angle(f"{where}.start.orientation[{i}]", v) for i, v in
+                              enumerate(_triple(f"{where}.start.orientation",
+                                                start.get("orientation", (0.0, 0.0, 0.0)),
+                                                "[roll, pitch, yaw]")))
+    speed = _speed(f"{where}.speed", data.get("speed", 1.0))
+    waypoints = tuple(_waypoint(w, f"{where}.waypoints[{i}]") for i, w in
+                      enumerate(_list(f"{where}.waypoints", data.get("waypoints"),
+                                      MAX_WAYPOINTS)))
+    _check_legs(where, start_position, waypoints)
+    tolerance = data.get("arrival_tolerance")
+    return VehicleSpec(name=name, type=kind, model=model, controller=controller,
+                       start_position=start_position, start_orientation=start_orientation,
+                       speed=speed, waypoints=waypoints,
+                       arrival_tolerance=None if tolerance is None else
+                       _tolerance(f"{where}.arrival_tolerance", tolerance))
 
 
 def _waypoint(data: Any, where: str) -> Waypoint:
     if isinstance(data, (list, tuple)):
         data = {"position": data}
     if not isinstance(data, dict):
-        raise MissionError(f"{where} must be [x, y, z] or a mapping with position")
+        raise MissionError(f"{where} must be [x, y, z] or a mapping with position, got "
+                           f"{_shown(data)}")
     _only(data, where, ("position", "yaw", "hold", "speed"))
     if "position" not in data:
         raise MissionError(f"{where}.position is required")
-    yaw = data.get("yaw")
-    return Waypoint(position=_vector(f"{where}.position", data["position"]),
-                    yaw=None if yaw is None else _finite(f"{where}.yaw", yaw),
-                    hold=_non_negative(f"{where}.hold", data.get("hold", 0.0)),
-                    speed=None if data.get("speed") is None else _positive(f"{where}.speed",
-                                                                           data["speed"]))
+    yaw, speed = data.get("yaw"), data.get("speed")
+    return Waypoint(position=_position(f"{where}.position", data["position"]),
+                    yaw=None if yaw is None else _angle(f"{where}.yaw", yaw),
+                    hold=_bounded(f"{where}.hold", data.get("hold", 0.0), 0.0, MAX_HOLD, "s"),
+                    speed=None if speed is None else _speed(f"{where}.speed", speed))
+
+
+def _check_legs(where: str, start: tuple[float, ...], waypoints: tuple[Waypoint, ...]) -> None:
+    """Refuse a waypoint at the point before it: no leg, so no duration or direction."""
+    previous, before = start, "the start position"
+    for i, waypoint in enumerate(waypoints):
+        if math.dist(previous, waypoint.position) < MIN_LEG:
+            raise MissionError(f"{where}.waypoints[{i}].position {list(waypoint.position)} is "
+                               f"the same point as {before}; consecutive points must differ "
+                               "(to stay at a point, give it a hold)")
+        previous, before = waypoint.position, f"waypoints[{i}]"
+
+
+def _check_unique_names(specs: tuple[VehicleSpec, ...], entries: list) -> None:
+    first: dict[str, int] = {}
+    for i, spec in enumerate(specs):
+        j = first.setdefault(spec.name, i)
+        if j != i:
+            named = (f"vehicles[{i}].name {spec.name!r} is" if "name" in entries[i] else
+                     f"vehicles[{i}] has no name, so it is named {spec.name!r}, which is")
+            raise MissionError(f"{named} also the name of vehicles[{j}]; vehicle names must be "
+                               f"unique, got {_shown([s.name for s in specs])}")
 
 
 def _wind(data: Any) -> dict[str, Any] | None:
     if data is None:
         return None
-    if not isinstance(data, dict) or data.get("type") not in WIND_NAMES:
+    if not isinstance(data, dict):
         raise MissionError(f"wind must be a mapping with type one of {list(WIND_NAMES)}, got "
-                           f"{data!r}")
+                           f"{_shown(data)}")
     _only(data, "wind", ("type", "options"))
+    kind = data.get("type")
+    if not isinstance(kind, str) or kind not in WIND_NAMES:
+        raise MissionError(f"wind must be a mapping with type one of {list(WIND_NAMES)}, got "
+                           f"{_shown(data)}")
     options = data.get("options", {})
     if not isinstance(options, dict):
-        raise MissionError(f"wind.options must be a mapping, got {options!r}")
-    return {"type": data["type"], "options": options}
+        raise MissionError(f"wind.options must be a mapping, got {_shown(options)}")
+    for key, value in options.items():
+        if not isinstance(key, str):
+            raise MissionError(f"wind.options has a key {_shown(key)} that is not an option "
+                               "name")
+        _wind_option(f"wind.options.{key}", value)
+    if "sample_period" in options:
+        raise MissionError("wind.options.sample_period is set from physics_hz for you; "
+                           "remove it")
+    return {"type": kind, "options": dict(options)}
+
+
+def _wind_option(where: str, value: Any) -> None:
+    """A wind option: null, text, a number or a list of up to 3 numbers, within bounds."""
+    if value is None or (isinstance(value, str) and len(value) <= MAX_NAME_LENGTH):
+        return
+    if isinstance(value, (list, tuple)) and 0 < len(value) <= 3:
+        for i, item in enumerate(value):
+            _bounded(f"{where}[{i}]", item, -MAX_WIND_NUMBER, MAX_WIND_NUMBER, "")
+        return
+    if isinstance(value, (str, list, tuple, dict)):
+        raise MissionError(f"{where} must be a number, a list of up to 3 numbers or a word, "
+                           f"got {_shown(value)}")
+    _bounded(where, value, -MAX_WIND_NUMBER, MAX_WIND_NUMBER, "")
+
+
+# ------------------------------------------------------------------ shared field checks
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxlist, _REPR.maxtuple, _REPR.maxdict = 2, 4, 4, 4
+_REPR.maxstring, _REPR.maxlong, _REPR.maxother = 50, 30, 50
+
+
+def _shown(value: Any) -> str:
+    """``value`` as short text for a message: bounded in depth, items and length."""
+    return _REPR.repr(value)
 
 
 def _only(data: dict, where: str, allowed: tuple[str, ...]) -> None:
+    for key in data:
+        if not isinstance(key, str):
+            raise MissionError(f"{where} has a key {_shown(key)} that is not a field name; "
+                               f"allowed: {list(allowed)}")
     unknown = sorted(set(data) - set(allowed))
     if unknown:
-        raise MissionError(f"{where} has unknown fields {unknown}; allowed: {list(allowed)}")
+        raise MissionError(f"{where} has unknown fields {_shown(unknown)}; allowed: "
+                           f"{list(allowed)}")
 
 
-def _finite(where: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+def _list(where: str, value: Any, most: int) -> list:
+    if not isinstance(value, (list, tuple)) or not value:
+        raise MissionError(f"{where} must be a non-empty list, got {_shown(value)}")
+    if len(value) > most:
+        raise MissionError(f"{where} has {len(value)} entries; at most {most} are allowed")
+    return list(value)
+
+
+def _text(where: str, value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        hint = " (quote it: YAML reads yes, no, null and numbers as values)" if (
+            value is None or isinstance(value, (bool, int, float))) else ""
+        raise MissionError(f"{where} must be text ({what}), got {_shown(value)}{hint}")
+    if not value or len(value) > MAX_NAME_LENGTH:
+        raise MissionError(f"{where} must be 1 to {MAX_NAME_LENGTH} characters ({what}), got "
+                           f"{_shown(value)}")
+    return value
+
+
+def _is_name(text: str) -> bool:
+    return len(text) <= MAX_NAME_LENGTH and re.fullmatch(NAME_PATTERN, text) is not None
+
+
+def _name(where: str, value: Any, purpose: str) -> str:
+    """A name that becomes a folder name: :data:`NAME_PATTERN`, at most 64 characters."""
+    text = _text(where, value, f"{NAME_RULE}; {purpose}")
+    if not _is_name(text):
+        raise MissionError(f"{where} must be {NAME_RULE} ({purpose}), got {_shown(text)}")
+    return text
+
+
+def _vehicle_name(where: str, value: Any) -> str:
+    text = _text(where, value, "it names the log file")
+    if not text.isprintable() or not text.strip():
+        raise MissionError(f"{where} must be printable text on one line, got {_shown(text)}")
+    return text
+
+
+def _choice(where: str, value: Any, allowed: list[str]) -> str:
+    if not isinstance(value, str) or value not in allowed:
+        raise MissionError(f"{where} must be one of {allowed}, got {_shown(value)}")
+    return value
+
+
+def _bounded(where: str, value: Any, low: float, high: float, unit: str,
+             low_open: bool = False, hint: str = "") -> float:
+    """A finite real number (not a bool) in [low, high] (``low_open``: (low, high])."""
+    if isinstance(value, bool):
+        raise MissionError(f"{where} must be a number, not a bool, got {value!r}")
+    if not isinstance(value, numbers.Real):
+        hint = " (text: write the number without quotes)" if isinstance(value, str) else ""
+        raise MissionError(f"{where} must be a finite number, got {_shown(value)}{hint}")
+    if not isinstance(value, numbers.Integral) and not math.isfinite(value):
         raise MissionError(f"{where} must be a finite number, got {value!r}")
+    # Compared before converting: an integer of 400 digits is out of range, not an overflow.
+    if value < low or value > high or (low_open and value == low):
+        unit = f" {unit}" if unit else ""
+        raise MissionError(f"{where} must be {'>' if low_open else '>='} {low:g} and <= "
+                           f"{high:g}{unit}{hint}, got {_shown(value)}")
     return float(value)
 
 
-def _positive(where: str, value: Any) -> float:
-    number = _finite(where, value)
-    if number <= 0:
-        raise MissionError(f"{where} must be > 0, got {value!r}")
-    return number
+def _positive(where: str, value: Any, high: float, unit: str) -> float:
+    return _bounded(where, value, 0.0, high, unit, low_open=True)
 
 
-def _non_negative(where: str, value: Any) -> float:
-    number = _finite(where, value)
-    if number < 0:
-        raise MissionError(f"{where} must be >= 0, got {value!r}")
-    return number
+def _tolerance(where: str, value: Any) -> float:
+    return _positive(where, value, MAX_TOLERANCE, "m")
 
 
-def _vector(where: str, value: Any) -> tuple[float, float, float]:
+def _speed(where: str, value: Any) -> float:
+    return _bounded(where, value, MIN_SPEED, MAX_SPEED, "m/s")
+
+
+def _angle(where: str, value: Any) -> float:
+    return _bounded(where, value, -MAX_ANGLE, MAX_ANGLE, "rad", hint=" (radians, not degrees)")
+
+
+def _triple(where: str, value: Any, names: str) -> tuple:
     if not isinstance(value, (list, tuple)) or len(value) != 3:
         count = len(value) if isinstance(value, (list, tuple)) else "not a list"
-        raise MissionError(f"{where} needs 3 numbers [x, y, z], got {count}: {value!r}")
-    return tuple(_finite(f"{where}[{i}]", v) for i, v in enumerate(value))  # type: ignore
+        raise MissionError(f"{where} needs 3 numbers {names}, got {count}: {_shown(value)}")
+    return tuple(value)
+
+
+def _position(where: str, value: Any) -> tuple[float, float, float]:
+    return tuple(_bounded(f"{where}[{i}]", v, -MAX_COORDINATE, MAX_COORDINATE, "m")  # type: ignore
+                 for i, v in enumerate(_triple(where, value, "[x, y, z]")))

@@ -64,7 +64,7 @@ def test_log_columns_and_one_row_per_control_step(default_run):
     (DEFAULT_MISSION_YAML.replace("controller: geometric", "controller: lqr"), "controller"),
     (DEFAULT_MISSION_YAML.replace("- [1.0, 0.0, 1.0]", "- [1.0, 0.0]"), "needs 3 numbers"),
     (DEFAULT_MISSION_YAML.replace("- [1.0, 1.0, 1.0]", "- [1.0, .nan, 1.0]"), "finite"),
-    (DEFAULT_MISSION_YAML.replace("speed: 0.8", "speed: -0.8"), "speed must be > 0"),
+    (DEFAULT_MISSION_YAML.replace("speed: 0.8", "speed: -0.8"), "speed must be >= 0.01"),
     (DEFAULT_MISSION_YAML.replace("duration_limit: 40.0", "duration_limit: 2.0"),
      "is shorter than"),
 ])
