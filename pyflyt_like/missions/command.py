@@ -6,8 +6,6 @@ import argparse
 from pathlib import Path
 from typing import TextIO
 
-import yaml
-
 from .mission import Mission, MissionError
 
 
@@ -31,7 +29,7 @@ def load(path: str | None) -> Mission:
     """The mission of ``path``, or the bundled default mission."""
     if path is None:
         from .default_mission import DEFAULT_MISSION_YAML
-        return Mission.from_dict(yaml.safe_load(DEFAULT_MISSION_YAML), source="<default>")
+        return Mission.from_yaml_text(DEFAULT_MISSION_YAML, source="<default>")
     return Mission.from_yaml(path)
 
 
@@ -52,40 +50,48 @@ def run(args: argparse.Namespace, usage_error: type[Exception],
         command_error: type[Exception], out: TextIO, err: TextIO) -> int:
     """Fly the mission; exit 0 when completed, 1 when a vehicle failed or crashed.
 
-    Reports go to ``out`` and the progress bar to ``err`` (when it is a terminal).
+    Everything that can be checked is checked before flying and raised as ``usage_error``
+    (exit 2): the arguments, the mission, the output folder and the video path. If writing
+    the report fails after the flight, the outcome and the table are printed first, then
+    ``command_error`` (exit 1) is raised. Reports go to ``out`` and the progress bar to
+    ``err`` (when it is a terminal).
     """
     from ..core.utils.display import display_available
     from .report import format_summary_table
-    from .runner import run_mission
+    from .runner import check_destinations, fly_mission
 
     if args.gui and not display_available():
         raise command_error("--gui needs a display, but DISPLAY is not set")
     if args.seed < 0:
         raise usage_error(f"--seed must be >= 0, got {args.seed}")
-    if args.video is not None:
-        from .video import check_video_support
-        try:
-            check_video_support()
-        except ImportError as error:
-            raise usage_error(str(error)) from None
-        if not args.video.endswith(".mp4"):
-            raise usage_error(f"--video must name an .mp4 file, got {args.video!r}")
     try:
         mission = load(args.mission)
-        output = Path(args.output) if args.output else Path("output") / mission.name
-        progress = None if args.no_progress else _progress_bar(err)
-        result = run_mission(mission, output_dir=output, gui=args.gui, seed=args.seed,
-                             progress=progress, video=args.video)
     except MissionError as error:
         raise usage_error(str(error)) from None
-    except OSError as error:
-        raise command_error(f"cannot write the report: {error}") from None
-    if progress is not None:
-        err.write("\n")
+    output = Path(args.output) if args.output else Path("output") / mission.name
+    try:
+        check_destinations(output, args.video, video_name="--video")
+    except (OSError, ValueError, ImportError) as error:
+        raise usage_error(str(error)) from None
+    progress = None if args.no_progress else _progress_bar(err)
+    try:
+        flight = fly_mission(mission, gui=args.gui, seed=args.seed, progress=progress,
+                             record_video=args.video is not None)
+    except MissionError as error:
+        raise usage_error(str(error)) from None
+    finally:
+        if progress is not None:
+            err.write("\n")
+    result = flight.result
     print(f"mission {mission.name!r}: "
           f"{'completed' if result.completed else 'NOT completed'} in {result.duration:.1f} s",
           file=out)
     print(format_summary_table(result.summary()), file=out)
-    print(f"wrote {len(result.files)} files to {output}", file=out)
+    out.flush()
+    try:
+        written = flight.write_report(output, args.video)
+    except OSError as error:
+        raise command_error(f"cannot write the report: {error}") from None
+    print(f"wrote {len(written)} files to {output}", file=out)
     out.flush()
     return result.exit_code

@@ -353,6 +353,41 @@ def prepare_folder(folder: PathLike) -> Path:
     return folder
 
 
+def check_output_folder(folder: PathLike) -> Path:
+    """Check, creating nothing, that :func:`write_outputs` could write into ``folder``.
+
+    For use before a long run: ``folder`` must be a writable folder, or not exist yet with
+    its nearest existing ancestor a writable folder (so that it can be created).
+
+    Raises:
+        OutputFolderIsAFileError: ``folder``, or the ancestor it would be created in, is a
+            file.
+        ReportError: it is not writable, or cannot be created.
+    """
+    folder = Path(folder)
+    existing = folder
+    try:
+        while not (existing.exists() or existing.is_symlink()) and existing.parent != existing:
+            existing = existing.parent
+        is_folder = existing.is_dir()
+    except OSError as error:  # e.g. a parent that may not be searched
+        raise ReportError(f"output folder {folder} cannot be checked "
+                          f"({error.strerror or error})") from None
+    if existing == folder:
+        if not is_folder:
+            raise OutputFolderIsAFileError(f"output folder {folder} is a file, not a folder")
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise ReportError(f"output folder {folder} is not writable")
+        return folder
+    if not is_folder:
+        raise OutputFolderIsAFileError(f"output folder {folder} cannot be created: {existing} "
+                                       "is a file, not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ReportError(f"output folder {folder} cannot be created: {existing} is not "
+                          "writable")
+    return folder
+
+
 def format_summary_table(summary: Mapping[str, Any]) -> str:
     """The per-vehicle table the CLI prints, one row per vehicle (no trailing newline).
 

@@ -89,10 +89,63 @@ def build_aviary(mission: Mission, gui: bool = False, seed: int = 0) -> Aviary:
                            "its type (is the model of another vehicle family?)") from None
 
 
+def check_destinations(output_dir: str | Path | None = None,
+                       video: str | Path | None = None, video_name: str = "video") -> None:
+    """Check, before flying, that the report and the video can be written where asked.
+
+    Creates nothing. ``video_name`` is how the video path is called in messages.
+
+    Raises:
+        ReportError: the output folder is a file, not writable or cannot be created; the
+            video's folder is missing or not writable (an ``OSError``).
+        ValueError: the video path does not end in ``.mp4`` or is a folder.
+        ImportError: a video is asked for without the video extra installed.
+    """
+    if output_dir is not None:
+        from .report import check_output_folder
+        check_output_folder(output_dir)
+    if video is not None:
+        from .video import check_video_path
+        check_video_path(video, video_name)
+
+
+@dataclass
+class Flight:
+    """A flown mission whose report is not written yet (see :func:`fly_mission`)."""
+
+    mission: Mission
+    result: MissionResult
+    recorder: Any = None  # VideoRecorder with the frames, when a video was recorded
+
+    def write_report(self, output_dir: str | Path | None = None,
+                     video: str | Path | None = None) -> list[Path]:
+        """Write the report files into ``output_dir`` and the video to ``video`` (if given).
+
+        The written paths are also appended to ``result.files``.
+
+        Raises:
+            ReportError: a file cannot be written (nothing half-written is left).
+        """
+        written: list[Path] = []
+        if output_dir is not None:
+            from .report import write_outputs
+            waypoints = [np.array([w.position for w in spec.waypoints])
+                         for spec in self.mission.vehicles]
+            written += write_outputs(self.result.logs, self.result.summary(), Path(output_dir),
+                                     waypoints=waypoints)
+            self.result.files += written
+        if video is not None and self.recorder is not None:
+            written.append(self.recorder.write(video))
+            self.result.files.append(written[-1])
+        return written
+
+
 def run_mission(mission: Mission, output_dir: str | Path | None = None, gui: bool = False,
                 seed: int = 0, progress: Callable[[float, float], None] | None = None,
                 video: str | Path | None = None) -> MissionResult:
     """Fly ``mission`` headless (or with ``gui``); write reports to ``output_dir`` if given.
+
+    Where the report and the video go is checked before flying (:func:`check_destinations`).
 
     Args:
         mission: a validated mission.
@@ -105,6 +158,24 @@ def run_mission(mission: Mission, output_dir: str | Path | None = None, gui: boo
     Raises:
         MissionError: the mission cannot be flown as given (e.g. its duration limit is
             shorter than the time its trajectories need).
+        ReportError, ValueError, ImportError: see :func:`check_destinations`; ReportError
+            also when writing fails after the flight.
+    """
+    check_destinations(output_dir, video)
+    flight = fly_mission(mission, gui=gui, seed=seed, progress=progress,
+                         record_video=video is not None)
+    flight.write_report(output_dir, video)
+    return flight.result
+
+
+def fly_mission(mission: Mission, gui: bool = False, seed: int = 0,
+                progress: Callable[[float, float], None] | None = None,
+                record_video: bool = False) -> Flight:
+    """Fly ``mission`` and return the :class:`Flight`, writing nothing.
+
+    ``record_video``: capture chase-camera frames of the first vehicle (video extra), to be
+    written by :meth:`Flight.write_report`. Other arguments and errors as
+    :func:`run_mission`.
     """
     with build_aviary(mission, gui=gui, seed=seed) as aviary:
         try:
@@ -125,7 +196,7 @@ def run_mission(mission: Mission, output_dir: str | Path | None = None, gui: boo
         airborne = [False] * len(pilots)
         ids = [d.Id for d in aviary.drones]
         recorder = None
-        if video is not None:
+        if record_video:
             from .video import VideoRecorder
             recorder = VideoRecorder(aviary, aviary.drones[0])
         time = 0.0
@@ -163,11 +234,4 @@ def run_mission(mission: Mission, output_dir: str | Path | None = None, gui: boo
                 collisions=hits, crashed=crash))
         completed = all(r.completion_time is not None and not r.crashed for r in results)
         result = MissionResult(mission.name, completed, time, results, [p.log for p in pilots])
-        if recorder is not None:
-            result.files.append(recorder.write(video))
-    if output_dir is not None:
-        from .report import write_outputs
-        waypoints = [np.array([w.position for w in spec.waypoints]) for spec in mission.vehicles]
-        result.files += write_outputs(result.logs, result.summary(), Path(output_dir),
-                                      waypoints=waypoints)
-    return result
+    return Flight(mission, result, recorder)

@@ -28,6 +28,34 @@ def check_video_support() -> None:
         raise ImportError(INSTALL_HINT) from None
 
 
+def check_video_path(path: str | os.PathLike, name: str = "video") -> Path:
+    """Check, before recording, that an MP4 can be written to ``path``; return it as a Path.
+
+    ``name`` is how the path is called in messages (``--video`` for the command).
+
+    Raises:
+        ValueError: ``path`` does not end in ``.mp4`` or is an existing folder.
+        ImportError: the video extra is not installed (the message says how to install it).
+        ReportError: its folder does not exist, is not a folder, or is not writable.
+    """
+    from .report import ReportError
+
+    path = Path(path)
+    if path.suffix.lower() != ".mp4":
+        raise ValueError(f"{name} must name an .mp4 file, got {str(path)!r}")
+    if path.is_dir():
+        raise ValueError(f"{name} {path} is a folder; give the path of an .mp4 file")
+    folder = path.parent
+    if not folder.exists():
+        raise ReportError(f"{name} {path}: its folder {folder} does not exist")
+    if not folder.is_dir():
+        raise ReportError(f"{name} {path}: {folder} is not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ReportError(f"{name} {path}: its folder {folder} is not writable")
+    check_video_support()
+    return path
+
+
 class VideoRecorder:
     """Captures chase-camera frames of one drone at ``VIDEO_FPS`` and writes an MP4.
 
@@ -50,11 +78,16 @@ class VideoRecorder:
             self._next_time += 1.0 / VIDEO_FPS
 
     def write(self, path: str | Path) -> Path:
-        """Encode the frames to ``path`` (MP4, H.264) atomically; return the path."""
+        """Encode the frames to ``path`` (MP4, H.264) atomically; return the path.
+
+        Raises:
+            ReportError: the file cannot be written (its folder vanished, the disk is full).
+        """
         import imageio.v2 as imageio
 
+        from .report import ReportError
+
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
         staging = path.with_name(f".{path.stem}.partial{path.suffix}")
         try:
             with imageio.get_writer(staging, fps=VIDEO_FPS, codec="libx264",
@@ -62,6 +95,9 @@ class VideoRecorder:
                 for frame in self.frames:
                     writer.append_data(frame)
             os.replace(staging, path)
+        except OSError as error:
+            raise ReportError(f"cannot write the video {path}: "
+                              f"{error.strerror or error}") from None
         finally:
             staging.unlink(missing_ok=True)
         return path

@@ -1,13 +1,19 @@
 """`pyflyt-like fly`: exit codes, one-line errors, the report files, atomic output."""
 
 import json
+import os
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from pyflyt_like import cli
 from pyflyt_like.missions import report as report_module
+from pyflyt_like.missions import runner as runner_module
+from pyflyt_like.missions import video as video_module
 from pyflyt_like.missions.default_mission import DEFAULT_MISSION_YAML
 from pyflyt_like.missions.flight_log import FlightLog
 
@@ -113,3 +119,158 @@ def test_failed_writes_leave_the_folder_as_it_was(tmp_path, monkeypatch):
     assert (tmp_path / "summary.json").read_text() == "old"
     with pytest.raises(NotADirectoryError, match="not a folder"):
         report_module.write_outputs([log], {}, tmp_path / "summary.json")
+
+
+# ------------------------------------------------------------------ in-process, validate-only
+TINY_MISSION = """
+name: tiny
+duration_limit: 5
+arrival_tolerance: 0.05
+vehicles:
+  - {name: cf, type: multirotor, model: crazyflie21, start: {position: [0, 0, 1]}, speed: 1.0,
+     waypoints: [[0.2, 0, 1]]}
+"""
+
+
+def fly_in_process(capfd, *args):
+    """Run ``pyflyt-like fly`` in this process; return (exit code, stdout, stderr)."""
+    code = cli.main(["fly", "--no-progress", *args])
+    out, err = capfd.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def no_flight(monkeypatch):
+    """Make any flight fail the test: the error must come before the simulation starts."""
+    def forbidden(*args, **kwargs):
+        raise AssertionError("the mission was flown although it should have been refused")
+
+    monkeypatch.setattr(runner_module, "fly_mission", forbidden)
+    monkeypatch.setattr(runner_module, "build_aviary", forbidden)
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    path = tmp_path / "tiny.yaml"
+    path.write_text(TINY_MISSION)
+    return path
+
+
+def assert_exit_2_one_line(code, err, match):
+    lines = err.strip().splitlines()
+    assert code == 2, err
+    assert len(lines) == 1 and "Traceback" not in err, err
+    assert lines[0].startswith("pyflyt-like fly: error: ")
+    assert re.search(match, lines[0]), lines[0]
+
+
+def unwritable(monkeypatch, path):
+    """Pretend ``path`` is not writable (os.access; real modes do not bind root)."""
+    real_access = os.access
+
+    def access(target, mode, *args, **kwargs):
+        if Path(target) == path and mode & os.W_OK:
+            return False
+        return real_access(target, mode, *args, **kwargs)
+
+    monkeypatch.setattr(os, "access", access)
+
+
+@pytest.mark.parametrize("case", ["output is a file", "output under a file",
+                                  "output not writable", "video extension", "video folder missing",
+                                  "video is a folder", "video folder not writable",
+                                  "video extra missing"])
+def test_destinations_are_checked_before_flying(tmp_path, tiny, capfd, monkeypatch, no_flight,
+                                                case):
+    out = tmp_path / "out"
+    args = [str(tiny), "--output", str(out)]
+    if case == "output is a file":
+        out.write_text("not a folder")
+        match = r"output folder .*out is a file, not a folder"
+    elif case == "output under a file":
+        (tmp_path / "file").write_text("x")
+        args[2] = str(tmp_path / "file" / "out")
+        match = r"output folder .*file/out cannot be created: .*file is a file"
+    elif case == "output not writable":
+        unwritable(monkeypatch, tmp_path)
+        match = r"output folder .*out cannot be created: .* is not writable"
+    elif case == "video extension":
+        args += ["--video", str(tmp_path / "clip.avi")]
+        match = r"--video must name an \.mp4 file, got '.*clip\.avi'"
+    elif case == "video folder missing":
+        args += ["--video", str(tmp_path / "nope" / "clip.mp4")]
+        match = r"--video .*clip\.mp4: its folder .*nope does not exist"
+    elif case == "video is a folder":
+        (tmp_path / "clip.mp4").mkdir()
+        args += ["--video", str(tmp_path / "clip.mp4")]
+        match = r"--video .*clip\.mp4 is a folder"
+    elif case == "video folder not writable":
+        videos = tmp_path / "videos"
+        videos.mkdir()
+        unwritable(monkeypatch, videos)
+        args += ["--video", str(videos / "clip.mp4")]
+        match = r"its folder .*videos is not writable"
+    else:
+        def missing():
+            raise ImportError(video_module.INSTALL_HINT)
+
+        monkeypatch.setattr(video_module, "check_video_support", missing)
+        args += ["--video", str(tmp_path / "clip.mp4")]
+        match = r"recording video needs the video extra: pip install"
+    code, stdout, err = fly_in_process(capfd, *args)
+    assert_exit_2_one_line(code, err, match)
+    assert stdout == ""
+    assert not out.is_dir() and not list(tmp_path.glob("**/*.csv"))  # nothing written
+
+
+@pytest.mark.parametrize("write, match", [
+    (lambda path: path.mkdir(), r"mission file .*m\.yaml is a directory, not a file"),
+    (lambda path: path.write_bytes(b"name: caf\xe9\n"),
+     r"m\.yaml is not UTF-8 text: byte 0xe9 at offset 9 \(line 1\)"),
+    (lambda path: path.write_text(TINY_MISSION + "name: again\n"),
+     r"duplicate key 'name' at line 8, column 1 \(first at line 2, column 1\)"),
+    (lambda path: path.write_text(TINY_MISSION.replace("name: tiny", "physics_hz: 1000000007")),
+     r"physics_hz must be a positive integer <= 10000 Hz, got 1000000007"),
+    (lambda path: path.write_text(TINY_MISSION.replace("speed: 1.0", "speed: yes")),
+     r"vehicles\[0\]\.speed must be a number, not a bool"),
+    (lambda path: path.write_text("vehicles: " + "[" * 1000 + "]" * 1000 + "\n"),
+     r"nested deeper than 20 levels"),
+])
+def test_bad_mission_files_exit_2_before_flying(tmp_path, capfd, no_flight, write, match):
+    path = tmp_path / "m.yaml"
+    write(path)
+    code, stdout, err = fly_in_process(capfd, str(path), "--output", str(tmp_path / "out"))
+    assert_exit_2_one_line(code, err, match)
+    assert not (tmp_path / "out").exists()
+
+
+def test_run_mission_checks_the_output_folder_before_flying(tmp_path, monkeypatch):
+    from pyflyt_like.missions.mission import Mission
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("flew")
+
+    monkeypatch.setattr(runner_module, "build_aviary", forbidden)
+    (tmp_path / "taken").write_text("a file")
+    mission = Mission.from_yaml_text(TINY_MISSION)
+    with pytest.raises(report_module.OutputFolderIsAFileError, match="is a file"):
+        runner_module.run_mission(mission, output_dir=tmp_path / "taken")
+    with pytest.raises(ValueError, match=r"video must name an \.mp4 file"):
+        runner_module.run_mission(mission, video=tmp_path / "clip.gif")
+
+
+def test_a_report_that_cannot_be_written_still_prints_the_summary(tmp_path, tiny, capfd,
+                                                                  monkeypatch):
+    """The one flight here (a 0.2 m hop): the disk fails after it, the table is still shown."""
+    def failing_disk(*args, **kwargs):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(report_module, "write_outputs", failing_disk)
+    code, stdout, err = fly_in_process(capfd, str(tiny), "--output", str(tmp_path / "out"))
+    assert code == 1
+    assert "mission 'tiny': completed" in stdout
+    assert re.search(r"^cf\s+1/1\s", stdout, re.MULTILINE), stdout
+    assert "wrote" not in stdout
+    lines = err.strip().splitlines()
+    assert lines == ["pyflyt-like fly: error: cannot write the report: [Errno 5] "
+                     "Input/output error"]
