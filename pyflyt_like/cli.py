@@ -6,7 +6,9 @@ A new subcommand (e.g. a mission runner) is one more entry. Running ``pyflyt-lik
 subcommand, or with options only, runs ``demo``.
 
 Exit codes: 0 success; 1 the run failed (a waypoint was not reached, the GUI could not open,
-the simulation raised); 2 bad command-line arguments. Errors are one line on stderr.
+the simulation raised, the report could not be written after the flight); 2 bad input found
+before running (command-line arguments, the mission file, where the results would go).
+Errors are one line on stderr.
 """
 
 from __future__ import annotations
