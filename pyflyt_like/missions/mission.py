@@ -122,7 +122,9 @@ def _parse(data: Any, source: str) -> Mission:
         name = _name("name", data["name"], "it names the output folder")
     else:
         name = Path(source).stem
-        if not _is_name(name):
+        if source.startswith("<") and not _is_name(name):  # <dict>, <text>: not a file
+            name = "mission"
+        elif not _is_name(name):
             raise MissionError(f"the mission has no name and its file name {name!r} cannot be "
                                f"one (it names the output folder): give it a name of "
                                f"{NAME_RULE}")

@@ -348,3 +348,12 @@ def test_huge_values_are_shown_short():
     with pytest.raises(MissionError) as error:
         Mission.from_dict({"name": lol, "vehicles": []}, source="m")
     assert len(str(error.value)) < 300
+
+
+def test_the_name_falls_back_to_the_file_name_or_mission(tmp_path):
+    assert load_text(tmp_path, ONE_VEHICLE, name="survey_1.yaml").name == "survey_1"
+    assert Mission.from_yaml_text(ONE_VEHICLE).name == "mission"
+    assert Mission.from_dict({"vehicles": [{"type": "quadx", "waypoints": [[1, 0, 1]]}]},
+                             source="<dict>").name == "mission"
+    with pytest.raises(MissionError, match=r"has no name and its file name 'my survey' cannot"):
+        load_text(tmp_path, ONE_VEHICLE, name="my survey.yaml")
