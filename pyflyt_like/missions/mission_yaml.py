@@ -85,19 +85,19 @@ class MissionLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
     def _check_duplicate_keys(self, node: MappingNode) -> None:
-        first: dict[Any, Any] = {}
-        for key_node, _ in node.value:
+        first: dict[Any, tuple[int, Any]] = {}
+        for index, (key_node, _) in enumerate(node.value):
             if key_node.tag == _MERGE_TAG:
                 continue
             key = self.construct_object(key_node, deep=True)
             try:
-                earlier = first.setdefault(key, key_node)
+                earlier, earlier_node = first.setdefault(key, (index, key_node))
             except TypeError:  # unhashable: construct_mapping reports it
                 continue
-            if earlier is not key_node:
+            if earlier != index:  # (the same alias used twice as a key is a duplicate too)
                 raise MissionYAMLError(
                     problem=f"duplicate key {_short(key)} at {_line(key_node.start_mark)} "
-                            f"(first at {_line(earlier.start_mark)}); give each key "
+                            f"(first at {_line(earlier_node.start_mark)}); give each key "
                             "once in a mapping",
                     problem_mark=key_node.start_mark)
 
