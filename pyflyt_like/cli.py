@@ -18,10 +18,11 @@ import contextlib
 import math
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from . import __version__
+from .core.utils.quiet import quiet_native_output  # loads the core: PyBullet's banner hidden
 
 PROG = "pyflyt-like"
 DEFAULT_COMMAND = "demo"
@@ -50,28 +51,6 @@ def _non_negative_int(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {value}")
     return value
-
-
-@contextlib.contextmanager
-def _quiet_native_output() -> Iterator[None]:
-    """Silence what PyBullet's C code prints to the process's stdout/stderr (banners)."""
-    sys.stdout.flush()
-    sys.stderr.flush()
-    try:
-        saved = (os.dup(1), os.dup(2))
-    except OSError:  # no real file descriptors (embedded interpreter): nothing to hide
-        yield
-        return
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, 1)
-        os.dup2(devnull, 2)
-        yield
-    finally:
-        os.dup2(saved[0], 1)
-        os.dup2(saved[1], 2)
-        for fd in (*saved, devnull):
-            os.close(fd)
 
 
 # --------------------------------------------------------------------------- demo
@@ -109,7 +88,7 @@ def fly_waypoints(seed: int, render: bool = False,
     import numpy as np
 
     # The GUI's own messages stay visible: PyBullet ends the process if it cannot open a window.
-    with contextlib.nullcontext() if render else _quiet_native_output():
+    with contextlib.nullcontext() if render else quiet_native_output():
         import pybullet
 
         from .core import Aviary
@@ -202,7 +181,7 @@ def _run_fly(args: argparse.Namespace) -> int:
     # stdout/stderr while flying and report through duplicates of them.
     sys.stdout.flush()
     with os.fdopen(os.dup(1), "w") as out, os.fdopen(os.dup(2), "w") as err:
-        with _quiet_native_output():
+        with quiet_native_output():
             return run(args, UsageError, CommandError, out, err)
 
 
@@ -238,8 +217,6 @@ def _with_default_command(argv: list[str]) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``pyflyt-like`` with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    with _quiet_native_output():  # pybullet prints a banner on import
-        import pybullet  # noqa: F401
     parser = build_parser()
     try:
         args = parser.parse_args(_with_default_command(argv))
