@@ -372,3 +372,20 @@ def test_gui_without_a_display_raises_instead_of_ending_the_process(monkeypatch)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     with pytest.raises(RuntimeError, match="needs a display"):
         Aviary(np.array([[0.0, 0.0, 1.0]]), np.zeros((1, 3)), render=True)
+
+
+def test_wind_function_with_non_finite_values_is_named(aviary):
+    with pytest.raises(ValueError, match="must return finite values"):
+        aviary.register_wind_field_function(lambda t, p: np.full((len(p), 3), np.nan))
+
+
+def test_log_profile_wind_passes_the_probe(aviary):
+    # PyFlyt's simple-wind example: log(z) is finite at every probe point (all above ground).
+    def log_profile(t, position):
+        wind = np.zeros_like(position)
+        wind[:, 0] = np.log(position[:, 2])
+        return wind
+
+    aviary.register_wind_field_function(log_profile)
+    aviary.step()
+    assert np.all(np.isfinite(aviary.state(0)))

@@ -9,9 +9,10 @@ import numpy as np
 
 from ..utils.validation import check_rng
 
-# Where a new wind field is tried once to check its output: five points, (5, 3) [m].
+# Where a new wind field is tried once to check its output: five points, (5, 3) [m], all
+# above the ground (a log-profile wind such as log(z) is undefined at z = 0).
 PROBE_POSITIONS = np.array([[0.0, 0.0, 1.0], [1.0, -2.0, 0.5], [-3.0, 4.0, 10.0],
-                            [50.0, 50.0, 100.0], [0.0, 0.0, 0.0]])
+                            [50.0, 50.0, 100.0], [0.0, 0.0, 2.0]])
 
 
 class WindFieldClass(ABC):
@@ -62,8 +63,10 @@ def check_wind_field_output(wind_field: WindFieldClass) -> None:
     finally:
         if saved is not None:
             rng.bit_generator.state = saved
-    if wind.shape != (5, 3) or not np.all(np.isfinite(wind)):
-        raise ValueError(f"wind field {type(wind_field).__name__} must return a finite (n, 3) "
-                         f"array for (n, 3) positions; for 5 positions it gave shape "
-                         f"{wind.shape}")
+    if wind.shape != (5, 3):
+        raise ValueError(f"wind field {type(wind_field).__name__} must return an (n, 3) array "
+                         f"for (n, 3) positions; for 5 positions it gave shape {wind.shape}")
+    if not np.all(np.isfinite(wind)):
+        raise ValueError(f"wind field {type(wind_field).__name__} must return finite values; "
+                         f"at positions {PROBE_POSITIONS.tolist()} it gave {wind.tolist()}")
     wind_field.reset()
