@@ -117,10 +117,7 @@ class AviaryEnv(AviaryEnvCommon, gymnasium.Env):
         Returns:
             (observation, reward, terminated, truncated, info); ``info`` is a new dict.
         """
-        action = np.asarray(action, dtype=np.float64)
-        if action.shape != self.action.shape or not np.all(np.isfinite(action)):
-            raise ValueError(f"action must be a finite array of shape {self.action.shape}, "
-                             f"got {action!r}")
+        action = self.action_mapping.check("action", action)
         np.clip(action, self.action_space.low, self.action_space.high, out=self.action)
         self.drone.set_setpoint(self.action_mapping.to_setpoint(self.action))
         aviary, contact_row = self.aviary, self.aviary.contact_array[self.drone.Id]

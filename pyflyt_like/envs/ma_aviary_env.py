@@ -203,12 +203,9 @@ class MAAviaryEnv(AviaryEnvCommon, ParallelEnv):
         agent = self.possible_agents[i]
         if action is None:
             raise ValueError(f"actions has no action for live agent {agent!r}")
-        action = np.asarray(action, dtype=np.float64)
-        stored = self.actions[i]
-        if action.shape != stored.shape or not np.all(np.isfinite(action)):
-            raise ValueError(f"actions[{agent!r}] must be a finite array of shape "
-                             f"{stored.shape}, got {action!r}")
         mapping = self.action_mappings[i]
+        action = mapping.check(f"actions[{agent!r}]", action)
+        stored = self.actions[i]
         np.clip(action, mapping.space.low, mapping.space.high, out=stored)
         self.drones[i].set_setpoint(mapping.to_setpoint(stored))
 

@@ -13,6 +13,8 @@ import math
 import numpy as np
 from gymnasium import spaces
 
+from ..core.utils.validation import as_float_array
+
 RATE_LIMIT = math.pi  # rad/s, body-rate commands (PyFlyt's angular_rate_limit)
 QUADX_THRUST_LIMIT = 0.8  # collective throttle ceiling in modes 0 and 1 (PyFlyt's)
 QUADX_TILT_LIMIT = math.pi / 6  # rad, roll/pitch commands of angle modes
@@ -48,6 +50,16 @@ class ActionMapping:
     def size(self) -> int:
         """Number of action entries."""
         return self.low.shape[0]
+
+    def check(self, name: str, action: object) -> np.ndarray:
+        """Return ``action`` as a finite float64 (k,) array, not yet clipped.
+
+        Raises:
+            TypeError: naming ``name`` when the action is not numeric (strings included:
+                ``["0"] * k`` is refused rather than parsed).
+            ValueError: naming ``name`` when the shape is not (k,) or an entry is NaN/inf.
+        """
+        return as_float_array(name, action, (self.size,))
 
     def to_setpoint(self, action: np.ndarray) -> np.ndarray:
         """Return the (k,) setpoint for a normalised (k,) action (clipped to the space)."""
