@@ -227,13 +227,18 @@ class Aviary(bullet_client.BulletClient):
                     "integer multiples of each other")
 
     def register_all_new_bodies(self) -> None:
-        """Resize ``contact_array`` to the bodies now in the world (call after loading any)."""
-        n_bodies = pybullet.getNumBodies(physicsClientId=self._client)
+        """Track the bodies now in the world (call after loading any).
+
+        Resizes ``contact_array`` and saves the world as it is now, so :meth:`reset` puts the
+        new bodies back where they are at this call (the drones go back to their spawn poses
+        as always).
+        """
+        client = self._client
+        n_bodies = pybullet.getNumBodies(physicsClientId=client)
         self.contact_array = np.zeros((n_bodies, n_bodies), dtype=bool)
-        # The saved world no longer matches the bodies present: take a new one at next reset.
         if self._snapshot is not None:
-            pybullet.removeState(self._snapshot, physicsClientId=self._client)
-            self._snapshot = None
+            pybullet.removeState(self._snapshot, physicsClientId=client)
+        self._snapshot = pybullet.saveState(physicsClientId=client)
 
     def register_wind_field_function(self, function: Callable[[float, np.ndarray], np.ndarray]
                                      ) -> None:

@@ -11,7 +11,7 @@ from ..abstractions.boring_bodies import BoringBodies
 from ..abstractions.gimbals import Gimbals
 from ..abstractions.lifting_surfaces import LiftingSurfaces
 from ..abstractions.modal_drone import ModalDrone
-from ..utils.validation import as_float_array
+from ..utils.validation import as_float_array, check_finite
 
 FINLETS = 4
 
@@ -29,6 +29,8 @@ class Rocket(ModalDrone):
         control_hz: control rate [Hz]; default from the YAML.
         drone_model: model folder name (default ``"rocket"``).
         model_dir: folder of model folders (default: the package's models).
+        starting_fuel_ratio: fuel at spawn and on every reset, as a fraction of a full tank
+            in [0, 1]. Default 1.0, a full tank; PyFlyt's default is 0.05.
         **camera_options: ``use_camera`` and friends, see :meth:`ModalDrone.setup_camera`.
     """
 
@@ -38,7 +40,12 @@ class Rocket(ModalDrone):
     def __init__(self, p, start_pos, start_orn, control_hz: int | None = None,
                  physics_hz: int = 240, drone_model: str = "rocket",
                  model_dir: str | Path | None = None, np_random: np.random.Generator | None = None,
-                 **camera_options):
+                 starting_fuel_ratio: float = 1.0, **camera_options):
+        ratio = check_finite("starting_fuel_ratio", starting_fuel_ratio)
+        if not 0.0 <= ratio <= 1.0:
+            raise ValueError(f"starting_fuel_ratio must be within [0, 1] (of a full tank), "
+                             f"got {starting_fuel_ratio!r}")
+        self.starting_fuel_ratio = ratio
         super().__init__(p, start_pos, start_orn, control_hz, physics_hz, drone_model,
                          model_dir, np_random)
         np_random = self.np_random
@@ -70,7 +77,7 @@ class Rocket(ModalDrone):
         self.set_mode(0)
 
     def reset_components(self) -> None:
-        self.boosters.reset()
+        self.boosters.reset(self.starting_fuel_ratio)
         self.gimbals.reset()
         self.finlets.reset()
         self.drag.reset()
