@@ -290,8 +290,8 @@ class Aviary(bullet_client.BulletClient):
             values = list(settings) if isinstance(settings, (list, tuple, np.ndarray)) else None
             if values is None or len(values) != self.num_drones or not all(
                     is_flag(v) for v in values):
-                raise ValueError(f"settings must be a bool or {self.num_drones} bools, got "
-                                 f"{settings!r}")
+                raise ValueError(f"settings must be a bool (or 0/1), or a list of "
+                                 f"{self.num_drones} of them (one per drone), got {settings!r}")
             self.armed[:] = [bool(v) for v in values]
         self._armed_drones = [d for d, a in zip(self.drones, self.armed) if a]
 

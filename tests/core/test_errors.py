@@ -134,9 +134,10 @@ def test_drone_options_list_of_wrong_length():
         _build(drone_options=[{}, {}])
 
 
-@pytest.mark.parametrize("noise", [-1.0, "loud", float("nan")])
-def test_bad_noise(noise):
-    with pytest.raises(ValueError, match="noise"):
+@pytest.mark.parametrize("noise, error", [(-1.0, ValueError), ("loud", TypeError),
+                                          (float("nan"), ValueError), (float("inf"), ValueError)])
+def test_bad_noise_is_reported_under_its_own_name(noise, error):
+    with pytest.raises(error, match=r"^noise must be a finite number"):
         _build(drone_options=dict(noise=noise))
 
 
@@ -389,3 +390,53 @@ def test_log_profile_wind_passes_the_probe(aviary):
     aviary.register_wind_field_function(log_profile)
     aviary.step()
     assert np.all(np.isfinite(aviary.state(0)))
+
+
+# ------------------------------------------------------------------ what PyFlyt users type
+@pytest.mark.parametrize("kwargs, error, match", [
+    (dict(start_pos=[["0", "0", "1"]]), TypeError, "start_pos must be a numeric array"),
+    (dict(start_orn=[["0", "0", "0"]]), TypeError, "start_orn must be a numeric array"),
+    (dict(start_pos=[[True, False, True]]), TypeError, "start_pos must be a numeric array"),
+    (dict(render="no"), TypeError, "render must be a bool"),
+    (dict(render=1), TypeError, "render must be a bool"),
+    (dict(drone_options=dict(use_camera="yes")), TypeError, "use_camera must be a bool"),
+    (dict(wind_options=dict(velocity=[1.0, 0.0, 0.0])), ValueError,
+     "wind_options .* given with wind_type=None"),
+    (dict(wind_type="constant", wind_options=[1, 2, 3]), TypeError, "wind_options must be a dict"),
+    (dict(world_scale="1"), TypeError, "world_scale"),
+], ids=["pos-strings", "orn-strings", "pos-bools", "render-str", "render-int", "camera-str",
+        "wind-options-unused", "wind-options-list", "scale-str"])
+def test_pyflyt_user_mistakes_are_named(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        _build(**kwargs)
+
+
+def test_numpy_scalars_are_numbers():
+    with Aviary(ONE_POS.astype(np.float32), ONE_ORN, physics_hz=np.int64(240),
+                world_scale=np.float32(1.0), seed=np.uint8(3),
+                drone_options=dict(noise=np.float32(0.5), control_hz=np.int32(120))) as env:
+        env.set_mode(np.int64(7))
+        env.set_setpoint(np.int64(0), np.array([0.5, 0.0, 0.0, 1.0], dtype=np.float32))
+        for _ in range(120):
+            env.step()
+        assert env.state(0)[3][0] > 0.1  # flew toward x = 0.5 m
+
+
+@pytest.mark.parametrize("setpoint", [["1", "2", "3", "4"], "abcd", [1.0, None, 0.0, 1.0]])
+def test_string_setpoints_are_refused_not_parsed(aviary, setpoint):
+    with pytest.raises(TypeError, match="setpoint must be a numeric array of shape"):
+        aviary.set_setpoint(0, setpoint)
+    with pytest.raises(TypeError, match="setpoints must be a numeric array"):
+        aviary.set_all_setpoints([setpoint])
+
+
+def test_physics_rate_with_a_huge_prime_fails_fast_with_a_short_message():
+    with pytest.raises(ValueError, match="must divide physics_hz") as caught:
+        _build(physics_hz=10**9 + 7)
+    assert len(str(caught.value)) < 300  # the divisors are summarised, not listed
+
+
+@pytest.mark.parametrize("base_mode", [7.0, "7", True, None])
+def test_register_controller_wants_an_int_base_mode(aviary, base_mode):
+    with pytest.raises(TypeError, match="base_mode must be an int"):
+        aviary.drones[0].register_controller(9, Fixed, base_mode=base_mode)

@@ -10,6 +10,7 @@ from ..abstractions.boring_bodies import BoringBodies
 from ..abstractions.modal_drone import ModalDrone
 from ..abstractions.motors import Motors
 from ..control.quadx_cascade import ALTITUDE_MODES, QuadXCascade
+from ..utils.validation import check_finite
 
 
 class QuadX(ModalDrone):
@@ -38,8 +39,9 @@ class QuadX(ModalDrone):
         super().__init__(p, start_pos, start_orn, control_hz, physics_hz, drone_model,
                          model_dir, np_random)
         np_random = self.np_random
-        if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not noise >= 0:
-            raise ValueError(f"noise must be a number >= 0, got {noise!r}")
+        noise = check_finite("noise", noise)
+        if noise < 0:
+            raise ValueError(f"noise must be a finite number >= 0, got {noise!r}")
         motor_ids = [self.link_id(f"motor{i}") for i in range(4)]
         mp = self.params["motor_params"]
         n = len(motor_ids)
