@@ -39,7 +39,8 @@ class Boosters:
         total_fuel_mass: (n,) full tank [kg], > 0.
         max_fuel_rate: (n,) burn rate at full throttle [kg/s], >= 0.
         max_inertia: (n, 3) principal inertia of a full tank [kg m^2].
-        min_thrust, max_thrust: (n,) thrust range while lit [N], 0 <= min <= max.
+        min_thrust: (n,) thrust while lit at zero throttle [N], >= 0.
+        max_thrust: (n,) thrust at full throttle [N], >= min_thrust.
         thrust_unit: (n, 3) thrust direction in each booster link's frame.
         reignitable: (n,) whether the booster can be shut down and relit.
         noise_ratio: (n,) relative thrust noise, >= 0 (zero-mean).

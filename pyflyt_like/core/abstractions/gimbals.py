@@ -41,7 +41,8 @@ class Gimbals:
         p: the aviary (unused: gimbals apply no loads of their own).
         physics_period: seconds per physics step.
         np_random: the aviary's random generator (unused).
-        gimbal_unit_1, gimbal_unit_2: (n, 3) rotation axes, normalised here.
+        gimbal_unit_1: (n, 3) first rotation axis of each gimbal, normalised here.
+        gimbal_unit_2: (n, 3) second rotation axis, normalised here.
         gimbal_tau: (n,) lag time constants [s], > 0.
         gimbal_range_degrees: (n, 2) maximum angle about each axis [deg], in [0, 90].
     """

@@ -15,7 +15,9 @@ class PID:
     """PID over ``n`` independent channels.
 
     Args:
-        kp, ki, kd: (n,) gains.
+        kp: (n,) proportional gains.
+        ki: (n,) integral gains.
+        kd: (n,) derivative gains.
         limits: (n,) symmetric output limits (output is clipped to ``[-limits, limits]``).
         period: seconds between calls to :meth:`step`.
 

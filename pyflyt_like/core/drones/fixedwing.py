@@ -32,7 +32,11 @@ class Fixedwing(ModalDrone):
     Spawned (and reset) with the YAML's ``starting_velocity`` (body frame).
 
     Args:
-        p, start_pos, start_orn, physics_hz, np_random: as :class:`DroneClass` (PyFlyt's order).
+        p: the aviary the vehicle lives in (given by the Aviary).
+        start_pos: (3,) spawn position [m].
+        start_orn: (3,) spawn Euler angles [rad].
+        physics_hz: physics rate [Hz].
+        np_random: the aviary's random generator.
         control_hz: control rate [Hz]; default from the YAML.
         drone_model: ``"fixedwing"`` (default) or another model folder, e.g. ``"acrowing"``.
         model_dir: folder of model folders (default: the package's models).

@@ -30,25 +30,33 @@ POSITION_CONTROLLERS = ("geometric", "pid")
 class Multirotor(ModalDrone):
     """An N-rotor vehicle (quad, hexa, octo, ...) flown by rotor speeds or through its modes.
 
-    Modes (setpoint sizes in brackets):
-        -1 rotor speeds [n] in the model's unit (``rotor_speed_unit``: "rpm" or "rad/s");
-        0 body rates p, q, r [rad/s] + collective thrust [N] [4];
-        1 attitude roll, pitch, yaw [rad] + collective thrust [N] [4];
-        2 collective thrust [N] + body torques [N m] [4];
-        7 x, y, yaw, z as QuadX mode 7, flown by the geometric controller (default) or the
-          PID cascade (``position_controller="pid"``) [4].
+    Modes (setpoint sizes in parentheses):
+
+    - -1: rotor speeds (n) in the model's unit (``rotor_speed_unit``: "rpm" or "rad/s");
+    - 0: body rates p, q, r [rad/s] + collective thrust [N] (4);
+    - 1: attitude roll, pitch, yaw [rad] + collective thrust [N] (4);
+    - 2: collective thrust [N] + body torques [N m] (4);
+    - 7: x, y, yaw, z as QuadX mode 7, flown by the geometric controller (default) or the
+      PID cascade (``position_controller="pid"``) (4).
+
     Modes 0-2 and 7 allocate through :class:`~pyflyt_like.core.control.allocation.Allocator`
     (attitude before thrust when rotors saturate). ``set_propellers_rpm`` sets mode -1.
 
     Args:
-        p, start_pos, start_orn, physics_hz, np_random: as :class:`DroneClass` (PyFlyt's order).
+        p: the aviary the vehicle lives in (given by the Aviary).
+        start_pos: (3,) spawn position [m].
+        start_orn: (3,) spawn Euler angles [rad].
+        physics_hz: physics rate [Hz].
+        np_random: the aviary's random generator.
         control_hz: control rate [Hz]; default from the YAML.
         drone_model: parameter set, e.g. "cf2x", "cf2p", "racer", "crazyflie21",
             "crazyflie21plus", "hexarotor"; or the name of a user's YAML in ``model_dir``.
         model_dir: folder of model folders (default: the package's ``models/multirotors``).
             A model folder needs only ``<name>.yaml``; its URDF is generated when missing.
-        ground_effect, rotor_drag, downwash: rotor aerodynamic effects (off by default), see
-            :mod:`~pyflyt_like.core.abstractions.rotor_aerodynamics`.
+        ground_effect: model the thrust gain near the ground (off by default).
+        rotor_drag: model rotor drag against the air velocity (off by default).
+        downwash: model the wake of drones above on drones below (off by default). The three
+            effects are described in :mod:`~pyflyt_like.core.abstractions.rotor_aerodynamics`.
         position_controller: what flies mode 7: ``"geometric"`` (Lee SE(3) with flatness
             feed-forward) or ``"pid"`` (the cascade of :mod:`..control.multirotor_cascade`).
         **camera_options: see :meth:`ModalDrone.setup_camera`.

@@ -25,7 +25,11 @@ class Rocket(ModalDrone):
     fuel ratio and throttle, gimbal angles [rad] (2).
 
     Args:
-        p, start_pos, start_orn, physics_hz, np_random: as :class:`DroneClass` (PyFlyt's order).
+        p: the aviary the vehicle lives in (given by the Aviary).
+        start_pos: (3,) spawn position [m].
+        start_orn: (3,) spawn Euler angles [rad].
+        physics_hz: physics rate [Hz].
+        np_random: the aviary's random generator.
         control_hz: control rate [Hz]; default from the YAML.
         drone_model: model folder name (default ``"rocket"``).
         model_dir: folder of model folders (default: the package's models).
