@@ -8,7 +8,12 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from ..core.utils.validation import check_positive_float, check_positive_int
+from ..core.utils.validation import (
+    check_bool,
+    check_finite,
+    check_positive_float,
+    check_positive_int,
+)
 from .dogfight_rules import (
     aim_angles,
     body_frame_differences,
@@ -20,11 +25,7 @@ from .dogfight_rules import (
 from .ma_aviary_env import MAAviaryEnv
 from .vehicle_family import FIXEDWING
 
-FORMATION_SPACING = 10.0  # m, between neighbours of a team at spawn (line abreast)
-SPAWN_POSITION_JITTER = 3.0  # m, uniform per axis around each nominal spawn point
-SPAWN_YAW_JITTER = 0.2  # rad, uniform around the heading toward the other team
-DAMAGE_REWARD = 100.0  # reward per unit of damage dealt to enemies (a kill: ~+100)
-DAMAGE_PENALTY = 100.0  # penalty per unit of damage received
+DAMAGE_REWARD = 100.0  # reward per unit of damage (a kill: ~100), see the class docstring
 WIN_REWARD = 100.0  # to each agent of the winning team on the deciding step (losers: -)
 CLOSING_WEIGHT = 0.1  # 1/m, dense shaping: engagement cost per metre to an enemy
 AIM_WEIGHT = 1.0  # 1/rad, dense shaping: engagement cost per radian off the nose
@@ -64,18 +65,30 @@ class MAFixedwingDogfightEnv(MAAviaryEnv):
     with reward -100. When a team has nobody left the episode ends for every agent with
     ``info["team_win"]`` the other team's index (None for a draw, or while undecided).
 
-    Observation of agent i, a Box: its attitude vector (body rates, quaternion or Euler
-    angles, body velocity, position, previous action, surface deflections and throttle),
+    Observation of agent i (``flatten_observation=True``, the default), a Box: its attitude
+    vector (body rates, quaternion or Euler angles, body velocity, position, previous
+    action, surface deflections and throttle),
     its health, then for each other aircraft in index order: position [m] and velocity
     [m/s] relative to i in i's body frame, attitude in i's body frame (quaternion x y z w,
     or Euler), health, ally flag (1 teammate, 0 enemy). A destroyed or crashed aircraft's
-    block is zeros except its ally flag.
+    block is zeros except its ally flag. With ``flatten_observation=False`` the same numbers
+    come as a Dict: ``"self"`` (attitude vector and health) and ``"others"``, a stacked
+    Sequence of the (n - 1, 14) blocks (13 with Euler angles), as PyFlyt's.
 
-    Reward per step: +100 per unit of damage dealt (``damage_per_hit`` a hit), -100 per
-    unit received, +100 / -100 to the winning / losing team on the deciding step; dense
-    adds the decrease of the engagement cost to the best enemy still in play,
-    ``min_j(0.1 d_ij + 1.0 angle_ij)`` (d in m, angle off the nose in rad). A failed
-    agent's reward is -100 instead.
+    Spawn (PyFlyt's rule): each episode every aircraft starts on a circle about the origin,
+    at a bearing drawn uniformly in [0, 2 pi), a radius in [``spawn_min_radius``,
+    ``spawn_max_radius``] and a height in [``spawn_min_height``, ``spawn_max_height``], all
+    from the env's generator, heading outwards (yaw = bearing), at the model's starting speed.
+
+    Reward per step, with a = ``aggressiveness`` and c = ``cooperativeness`` (both in [0, 1]):
+    ``100 * damage_per_hit * (dealt_i - (1 - a) received_i)`` for the agent's own hits, plus
+    c times the same sum over its teammates (a shared team reward), +100 / -100 to the
+    winning / losing team on the deciding step. Dense adds the decrease of the agent's
+    engagement cost to the best enemy still in play, ``min_j(0.1 d_ij + 1.0 angle_ij)`` (d in
+    m, angle off the nose in rad), minus (1 - a) times the decrease of the best enemy's
+    cost to engage the agent (being lined up costs). So a = 1 ignores incoming fire, a = 0
+    weighs it as much as one's own; c = 0 is selfish, c = 1 counts every teammate's hits as
+    one's own. A failed agent's reward is -100 instead.
 
     Infos per agent: ``health``, ``received_hits`` and ``dealt_hits`` (this step, physics-step
     hits), ``dead``, ``team_win``; plus ``collision`` / ``out_of_bounds`` on failure.
@@ -85,29 +98,41 @@ class MAFixedwingDogfightEnv(MAAviaryEnv):
         assisted_flight: True: attitude hold (mode 1: roll, pitch, yaw rate, throttle);
             False: raw flight (mode 0, or -1 with ``flight_mode=-1``).
         flight_mode: None (follow ``assisted_flight``) or a mode consistent with it.
-        spawn_height: nominal spawn altitude [m].
-        spawn_radius: distance of each team's nominal spawn line from the origin [m]; team 0
-            at -x heading +x, team 1 at +x heading -x. Each episode every aircraft is moved
-            by up to 3 m per axis and 0.2 rad of heading, drawn from the env's generator.
+        spawn_min_radius: smallest spawn distance from the z axis [m], >= 0.
+        spawn_max_radius: largest spawn distance from the z axis [m].
+        spawn_min_height: lowest spawn altitude [m], > 0.
+        spawn_max_height: highest spawn altitude [m].
+        aggressiveness: in [0, 1]; 1 - aggressiveness weighs damage received and being
+            aimed at against damage dealt (see Reward).
+        cooperativeness: in [0, 1]; the weight of teammates' hits in an agent's reward.
+        flatten_observation: True, one Box per agent; False, a Dict (see Observation).
         damage_per_hit: health removed per physics-step hit.
         lethal_distance: range of the guns [m].
         lethal_angle_radians: half-angle of the lethal cone [rad], in (0, pi/2).
         drone_options: extra Fixedwing options, merged over ``{"drone_model": "acrowing"}``.
-        Others: see :class:`~pyflyt_like.envs.ma_aviary_env.MAAviaryEnv` (defaults: dome
-        300 m, 60 s, 30 Hz, quaternion, dense reward).
+        angle_representation: see :class:`~pyflyt_like.envs.ma_aviary_env.MAAviaryEnv`.
+        sparse_reward: see :class:`~pyflyt_like.envs.ma_aviary_env.MAAviaryEnv`.
+        agent_hz: decisions per second (default 30).
+        max_duration_seconds: episode length [s] (default 60).
+        flight_dome_size: radius of the allowed sphere about the origin [m] (default 800).
+        render_mode: see :class:`~pyflyt_like.envs.ma_aviary_env.MAAviaryEnv`.
+        render_resolution: see :class:`~pyflyt_like.envs.ma_aviary_env.MAAviaryEnv`.
     """
 
     metadata = {**MAAviaryEnv.metadata, "name": "ma_fixedwing_dogfight_v0"}
     family = FIXEDWING
 
-    def __init__(self, team_size: int = 2, assisted_flight: bool = True,
-                 flight_mode: int | None = None, angle_representation: str = "quaternion",
-                 sparse_reward: bool = False, agent_hz: int = 30,
-                 max_duration_seconds: float = 60.0, flight_dome_size: float = 300.0,
-                 spawn_height: float = 30.0, spawn_radius: float = 40.0,
-                 damage_per_hit: float = 0.003, lethal_distance: float = 20.0,
-                 lethal_angle_radians: float = 0.07, render_mode: str | None = None,
-                 render_resolution=(480, 480), drone_options: dict[str, Any] | None = None):
+    def __init__(self, team_size: int = 2, spawn_min_radius: float = 10.0,
+                 spawn_max_radius: float = 50.0, spawn_min_height: float = 20.0,
+                 spawn_max_height: float = 50.0, damage_per_hit: float = 0.003,
+                 lethal_distance: float = 20.0, lethal_angle_radians: float = 0.07,
+                 assisted_flight: bool = True, aggressiveness: float = 0.5,
+                 cooperativeness: float = 0.5, sparse_reward: bool = False,
+                 flatten_observation: bool = True, flight_dome_size: float = 800.0,
+                 max_duration_seconds: float = 60.0, agent_hz: int = 30,
+                 render_mode: str | None = None, flight_mode: int | None = None,
+                 angle_representation: str = "quaternion", render_resolution=(480, 480),
+                 drone_options: dict[str, Any] | None = None):
         self.team_size = check_positive_int("team_size", team_size)
         mode = dogfight_flight_mode(assisted_flight, flight_mode)
         self.assisted_flight = bool(assisted_flight)
@@ -118,24 +143,26 @@ class MAFixedwingDogfightEnv(MAAviaryEnv):
         if self.lethal_angle_radians >= math.pi / 2:
             raise ValueError(f"lethal_angle_radians must be in (0, pi/2), got "
                              f"{lethal_angle_radians!r}")
-        self.spawn_height = check_positive_float("spawn_height", spawn_height)
-        if self.spawn_height <= SPAWN_POSITION_JITTER:
-            raise ValueError(f"spawn_height must exceed the spawn jitter "
-                             f"{SPAWN_POSITION_JITTER} m, got {spawn_height!r}")
-        self.spawn_radius = check_positive_float("spawn_radius", spawn_radius)
+        self.spawn_radius_range = _check_range("spawn_min_radius", spawn_min_radius,
+                                               "spawn_max_radius", spawn_max_radius, 0.0)
+        self.spawn_height_range = _check_range("spawn_min_height", spawn_min_height,
+                                               "spawn_max_height", spawn_max_height, None)
+        self.aggressiveness = _check_weight("aggressiveness", aggressiveness)
+        self.cooperativeness = _check_weight("cooperativeness", cooperativeness)
+        self.flatten_observation = check_bool("flatten_observation", flatten_observation)
         dome = check_positive_float("flight_dome_size", flight_dome_size)
+        farthest = math.hypot(self.spawn_radius_range[1], self.spawn_height_range[1])
+        if farthest >= dome:
+            raise ValueError(f"spawn points reach {farthest:.1f} m from the origin, outside "
+                             f"flight_dome_size={dome:g} m: lower spawn_max_radius/"
+                             "spawn_max_height or enlarge the dome")
         if drone_options is not None and not isinstance(drone_options, dict):
             raise TypeError(f"drone_options must be a dict, got {drone_options!r}")
 
         self.team = np.repeat(np.arange(TEAMS), self.team_size)
         self._enemies = self.team[:, None] != self.team[None, :]
         self._allies = (~self._enemies).astype(np.float64)
-        start_pos, start_orn = self._formation(None)
-        farthest = np.linalg.norm(np.abs(start_pos) + SPAWN_POSITION_JITTER, axis=1).max()
-        if farthest >= dome:
-            raise ValueError(f"spawn points reach {farthest:.1f} m from the origin, outside "
-                             f"flight_dome_size={dome:g} m: lower spawn_radius/spawn_height "
-                             "or enlarge the dome")
+        start_pos, start_orn = self._spawn_circle(None)
         super().__init__(start_pos=start_pos, start_orn=start_orn, flight_mode=mode,
                          angle_representation=angle_representation,
                          sparse_reward=sparse_reward, agent_hz=agent_hz,
@@ -157,22 +184,30 @@ class MAFixedwingDogfightEnv(MAAviaryEnv):
         self._distance_sq = self._ahead = self._previous_cost = np.zeros((n, n))
 
     # ----------------------------------------------------------------- spawning
-    def _formation(self, rng: np.random.Generator | None) -> tuple[np.ndarray, np.ndarray]:
-        """(n, 3) spawn positions [m] and Euler angles [rad]; nominal when ``rng`` is None."""
+    def _spawn_circle(self, rng: np.random.Generator | None
+                      ) -> tuple[np.ndarray, np.ndarray]:
+        """(n, 3) spawn positions [m] and Euler angles [rad], heading outwards.
+
+        Drawn from ``rng``; without one (the nominal poses the aviary is built with), evenly
+        spaced bearings at the middle radius and height.
+        """
         n = TEAMS * self.team_size
-        side = np.where(self.team == 0, -1.0, 1.0)
-        lateral = (np.arange(self.team_size) - 0.5 * (self.team_size - 1)) * FORMATION_SPACING
-        positions = np.stack((side * self.spawn_radius, np.tile(lateral, TEAMS),
-                              np.full(n, self.spawn_height)), axis=1)
+        if rng is None:
+            bearings = 2.0 * math.pi * np.arange(n) / n
+            radii = np.full(n, np.mean(self.spawn_radius_range))
+            heights = np.full(n, np.mean(self.spawn_height_range))
+        else:
+            bearings = rng.uniform(0.0, 2.0 * math.pi, n)
+            radii = rng.uniform(*self.spawn_radius_range, n)
+            heights = rng.uniform(*self.spawn_height_range, n)
+        positions = np.stack((radii * np.cos(bearings), radii * np.sin(bearings), heights),
+                             axis=1)
         orientations = np.zeros((n, 3))
-        orientations[:, 2] = np.where(self.team == 0, 0.0, math.pi)  # face the other team
-        if rng is not None:
-            positions += rng.uniform(-SPAWN_POSITION_JITTER, SPAWN_POSITION_JITTER, (n, 3))
-            orientations[:, 2] += rng.uniform(-SPAWN_YAW_JITTER, SPAWN_YAW_JITTER, n)
+        orientations[:, 2] = bearings
         return positions, orientations
 
     def spawn_poses(self, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        return self._formation(rng)
+        return self._spawn_circle(rng)
 
     # ----------------------------------------------------------------- observation
     def make_observation_space(self, i: int) -> spaces.Box:
@@ -185,9 +220,19 @@ class MAFixedwingDogfightEnv(MAAviaryEnv):
                                      np.full(n_angles, angle_bound), (1.0, 1.0)))
         block_low = np.concatenate((-block_high[:-2], (0.0, 0.0)))
         others = self.num_drones - 1
-        return spaces.Box(np.concatenate((attitude.low, (0.0,), np.tile(block_low, others))),
-                          np.concatenate((attitude.high, (1.0,), np.tile(block_high, others))),
-                          dtype=np.float64)
+        self._flat_spaces = getattr(self, "_flat_spaces", {})
+        flat = self._flat_spaces[i] = spaces.Box(
+            np.concatenate((attitude.low, (0.0,), np.tile(block_low, others))),
+            np.concatenate((attitude.high, (1.0,), np.tile(block_high, others))),
+            dtype=np.float64)
+        if self.flatten_observation:
+            return flat
+        own = attitude.shape[0] + 1
+        return spaces.Dict({
+            "self": spaces.Box(flat.low[:own], flat.high[:own], dtype=np.float64),
+            "others": spaces.Sequence(spaces.Box(block_low, block_high, dtype=np.float64),
+                                      stack=True),
+        })
 
     def observations(self, indices: list[int]) -> list[np.ndarray]:
         for rotation, velocity, quaternion, drone in zip(
@@ -208,10 +253,15 @@ class MAFixedwingDogfightEnv(MAAviaryEnv):
         blocks[:, ~self.in_play, :-1] = 0.0
         observations = []
         for i in indices:
-            space = self._observation_spaces[i]
+            space = self._flat_spaces[i]
             observation = np.concatenate((self.attitudes[i].observe(self.actions[i]),
                                           (self.health[i],), blocks[i, self._others[i]].ravel()))
-            observations.append(np.clip(observation, space.low, space.high, out=observation))
+            np.clip(observation, space.low, space.high, out=observation)
+            if not self.flatten_observation:
+                own = observation.shape[0] - blocks.shape[2] * (n - 1)
+                observation = {"self": observation[:own],
+                               "others": observation[own:].reshape(n - 1, blocks.shape[2])}
+            observations.append(observation)
         return observations
 
     # ----------------------------------------------------------------- mechanics
@@ -257,15 +307,17 @@ class MAFixedwingDogfightEnv(MAAviaryEnv):
     def task_rewards(self) -> np.ndarray:
         in_play = self.in_play
         dealt, received = self._step_dealt, self._step_received
-        rewards = self.damage_per_hit * (DAMAGE_REWARD * dealt - DAMAGE_PENALTY * received)
+        caution = 1.0 - self.aggressiveness
+        own = DAMAGE_REWARD * self.damage_per_hit * (dealt - caution * received)
+        team_total = np.bincount(self.team, weights=own, minlength=TEAMS)[self.team]
+        rewards = own + self.cooperativeness * (team_total - own)
         if not self.sparse_reward:
             cost = self._engagement_costs()
             targets = self._enemies & in_play[None, :]
             # Both costs over the enemies still in play, so a kill does not jump the shaping.
-            before = np.where(targets, self._previous_cost, np.inf).min(axis=1)
-            after = np.where(targets, cost, np.inf).min(axis=1)
-            engaged = targets.any(axis=1)
-            rewards[engaged] += before[engaged] - after[engaged]
+            rewards += _best_decrease(self._previous_cost, cost, targets)
+            # The same for the enemies' costs of engaging each agent (columns): a threat.
+            rewards -= caution * _best_decrease(self._previous_cost.T, cost.T, targets)
             self._previous_cost = cost
         standing = [bool(in_play[self.team == t].any()) for t in range(TEAMS)]
         if not all(standing):
@@ -279,3 +331,33 @@ class MAFixedwingDogfightEnv(MAAviaryEnv):
         self._step_dealt[:] = 0
         self._step_received[:] = 0
         return rewards
+
+
+def _best_decrease(before: np.ndarray, after: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """(n,) decrease of the row minimum over ``mask`` from ``before`` to ``after`` (n, n);
+    0 for rows with nothing masked in."""
+    engaged = mask.any(axis=1)
+    decrease = np.zeros(mask.shape[0])
+    decrease[engaged] = (np.where(mask, before, np.inf).min(axis=1)[engaged]
+                         - np.where(mask, after, np.inf).min(axis=1)[engaged])
+    return decrease
+
+
+def _check_weight(name: str, value: object) -> float:
+    weight = check_finite(name, value)
+    if not 0.0 <= weight <= 1.0:
+        raise ValueError(f"{name} must be within [0, 1], got {value!r}")
+    return weight
+
+
+def _check_range(low_name: str, low: object, high_name: str, high: object,
+                 floor: float | None) -> tuple[float, float]:
+    """(low, high) of a spawn range: finite, ``low <= high``, ``low >= floor`` (``None``:
+    ``low > 0``)."""
+    low_value, high_value = check_finite(low_name, low), check_finite(high_name, high)
+    if (low_value < floor) if floor is not None else (low_value <= 0.0):
+        bound = f">= {floor:g}" if floor is not None else "> 0"
+        raise ValueError(f"{low_name} must be {bound} m, got {low!r}")
+    if high_value < low_value:
+        raise ValueError(f"{high_name} ({high!r}) must be >= {low_name} ({low!r})")
+    return low_value, high_value

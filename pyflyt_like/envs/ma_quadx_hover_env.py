@@ -32,8 +32,14 @@ class MAQuadXHoverEnv(MAAviaryEnv):
         flight_mode: QuadX flight mode of the actions (-1..7; default 0, rates and thrust).
         spawn_jitter: spawn poses are the start poses moved uniformly by up to this much per
             axis, in metres and radians (default 0.1); targets stay at ``start_pos``.
-        Others: see :class:`~pyflyt_like.envs.ma_aviary_env.MAAviaryEnv` (defaults: dome
-        10 m, 30 s, 40 Hz, quaternion, dense reward).
+        angle_representation: "quaternion" (default) or "euler" in the observation.
+        sparse_reward: reward only hovering at the start point (default False).
+        agent_hz: decisions per second (default 40).
+        max_duration_seconds: episode length [s] (default 30).
+        flight_dome_size: radius of the allowed sphere about the origin [m] (default 10).
+        render_mode: None, "human" or "rgb_array".
+        render_resolution: (height, width) of rgb_array frames [px].
+        drone_options: extra QuadX options for every drone.
     """
 
     metadata = {**MAAviaryEnv.metadata, "name": "ma_quadx_hover_v0"}

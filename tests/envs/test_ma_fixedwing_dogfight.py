@@ -18,7 +18,7 @@ from pyflyt_like.envs.dogfight_rules import (
     ranges_and_ahead,
     relative_quaternions,
 )
-from pyflyt_like.envs.ma_fixedwing_dogfight_env import DAMAGE_PENALTY, DAMAGE_REWARD, WIN_REWARD
+from pyflyt_like.envs.ma_fixedwing_dogfight_env import DAMAGE_REWARD, WIN_REWARD
 
 from ._ma_checks import (
     assert_aec_api_clean,
@@ -72,6 +72,7 @@ def level(env) -> dict:
 
 OPTION_SETS = [
     {},
+    {"flatten_observation": False, "angle_representation": "euler"},
     {"team_size": 1},
     {"angle_representation": "euler", "sparse_reward": True},
     {"assisted_flight": False},
@@ -108,17 +109,63 @@ def test_defaults_and_spaces(env):
         unassisted.close()
 
 
-def test_spawn_teams_face_each_other_and_vary_with_the_seed(env):
+def test_spawn_on_a_circle_heading_outwards_and_vary_with_the_seed(env):
     observations, infos = env.reset(seed=3)
     first = np.array([d.state[3] for d in env.drones])
-    assert np.all(first[:2, 0] < -30) and np.all(first[2:, 0] > 30)
-    assert abs(env.drones[0].state[1, 2]) < 0.25 and abs(env.drones[2].state[1, 2]) > 2.9
+    radii = np.hypot(first[:, 0], first[:, 1])
+    assert np.all((radii >= 10.0 - 1e-9) & (radii <= 50.0 + 1e-9))  # PyFlyt's defaults
+    assert np.all((first[:, 2] >= 20.0 - 1e-9) & (first[:, 2] <= 50.0 + 1e-9))
+    bearings = np.arctan2(first[:, 1], first[:, 0])
+    yaws = np.array([d.state[1, 2] for d in env.drones])
+    np.testing.assert_allclose(np.angle(np.exp(1j * (yaws - bearings))), 0.0, atol=1e-6)
     assert infos["uav_0"] == {"health": 1.0, "received_hits": 0, "dealt_hits": 0,
                               "dead": False, "team_win": None}
     env.reset(seed=4)
     assert not np.allclose(first, [d.state[3] for d in env.drones])
     env.reset(seed=3)
     np.testing.assert_array_equal(first, [d.state[3] for d in env.drones])
+
+
+def test_structured_observation_holds_the_same_numbers_as_the_flat_one():
+    flat_env = MAFixedwingDogfightEnv(flatten_observation=True)
+    dict_env = MAFixedwingDogfightEnv(flatten_observation=False)
+    try:
+        flat, _ = flat_env.reset(seed=5)
+        structured, _ = dict_env.reset(seed=5)
+        space = dict_env.observation_space("uav_1")
+        assert set(space.spaces) == {"self", "others"}
+        assert space["self"].shape == (24,) and space["others"].feature_space.shape == (12,)
+        for agent in flat_env.possible_agents:
+            observation = structured[agent]
+            assert observation["others"].shape == (3, 12)
+            np.testing.assert_array_equal(
+                flat[agent], np.concatenate((observation["self"], observation["others"].ravel())))
+            assert observation in dict_env.observation_space(agent)
+    finally:
+        flat_env.close()
+        dict_env.close()
+
+
+@pytest.mark.parametrize("aggressiveness, cooperativeness", [(0.0, 0.0), (1.0, 0.0), (0.5, 1.0),
+                                                             (0.25, 0.5)])
+def test_aggressiveness_and_cooperativeness_weigh_the_hit_rewards(aggressiveness,
+                                                                  cooperativeness):
+    """uav_0 hits uav_2 for one step: own, teammate and victim rewards by the documented
+    weights (sparse reward, so only the hits count)."""
+    env = MAFixedwingDogfightEnv(sparse_reward=True, aggressiveness=aggressiveness,
+                                 cooperativeness=cooperativeness)
+    try:
+        env.reset(seed=0)
+        duel(env, "uav_0", "uav_2", (10.0, 0.0, 0.0))
+        _, rewards, _, _, infos = env.step(level(env))
+        unit = DAMAGE_REWARD * 0.003 * infos["uav_0"]["dealt_hits"]
+        received = -(1.0 - aggressiveness) * unit
+        assert rewards["uav_0"] == pytest.approx(unit)
+        assert rewards["uav_1"] == pytest.approx(cooperativeness * unit)
+        assert rewards["uav_2"] == pytest.approx(received)
+        assert rewards["uav_3"] == pytest.approx(cooperativeness * received)
+    finally:
+        env.close()
 
 
 def test_same_seed_same_rollout():
@@ -139,7 +186,8 @@ def test_observations_stay_in_their_spaces_over_long_random_rollouts(options):
 @pytest.mark.parametrize("agent_hz, hits_per_step", [(30, 8), (60, 4)])
 def test_a_shooter_behind_its_enemy_removes_damage_per_hit_each_physics_step(agent_hz,
                                                                             hits_per_step):
-    env = MAFixedwingDogfightEnv(agent_hz=agent_hz, sparse_reward=True)
+    env = MAFixedwingDogfightEnv(agent_hz=agent_hz, sparse_reward=True, aggressiveness=0.0,
+                                 cooperativeness=0.0)
     try:
         env.reset(seed=0)
         duel(env, "uav_0", "uav_2", (10.0, 0.0, 0.0))
@@ -152,7 +200,7 @@ def test_a_shooter_behind_its_enemy_removes_damage_per_hit_each_physics_step(age
             assert infos["uav_2"]["health"] == pytest.approx(expected, abs=1e-12)
             assert infos["uav_0"]["health"] == 1.0 and infos["uav_0"]["received_hits"] == 0
             assert rewards["uav_0"] == pytest.approx(DAMAGE_REWARD * damage)
-            assert rewards["uav_2"] == pytest.approx(-DAMAGE_PENALTY * damage)
+            assert rewards["uav_2"] == pytest.approx(-DAMAGE_REWARD * damage)
             assert rewards["uav_1"] == rewards["uav_3"] == 0.0
             assert not any(terminations.values())
     finally:
@@ -235,7 +283,7 @@ def test_hitting_the_ground_ends_that_agent_with_the_failure_penalty(env):
 
 
 def test_leaving_the_dome_ends_that_agent_with_the_failure_penalty(env):
-    place(env, "uav_1", (0.0, 299.8, ALTITUDE), yaw=math.pi / 2)
+    place(env, "uav_1", (0.0, 799.8, ALTITUDE), yaw=math.pi / 2)
     _, rewards, terminations, _, infos = env.step(level(env))
     assert rewards["uav_1"] == FAILURE_PENALTY and terminations["uav_1"]
     assert infos["uav_1"]["out_of_bounds"] and infos["uav_1"]["dead"]
@@ -310,9 +358,19 @@ def test_bad_options_raise_clear_errors():
     with pytest.raises(ValueError, match="damage_per_hit"):
         MAFixedwingDogfightEnv(damage_per_hit=-0.1)
     with pytest.raises(ValueError, match="flight_dome_size"):
-        MAFixedwingDogfightEnv(spawn_radius=400.0)
-    with pytest.raises(ValueError, match="spawn_height"):
-        MAFixedwingDogfightEnv(spawn_height=2.0)
+        MAFixedwingDogfightEnv(spawn_max_radius=900.0)
+    with pytest.raises(ValueError, match="spawn_min_height must be > 0"):
+        MAFixedwingDogfightEnv(spawn_min_height=0.0)
+    with pytest.raises(ValueError, match="spawn_max_radius .* must be >= spawn_min_radius"):
+        MAFixedwingDogfightEnv(spawn_min_radius=60.0, spawn_max_radius=50.0)
+    with pytest.raises(TypeError, match="spawn_min_radius"):
+        MAFixedwingDogfightEnv(spawn_min_radius="10")
+    with pytest.raises(ValueError, match="aggressiveness must be within"):
+        MAFixedwingDogfightEnv(aggressiveness=1.5)
+    with pytest.raises(TypeError, match="cooperativeness"):
+        MAFixedwingDogfightEnv(cooperativeness=None)
+    with pytest.raises(TypeError, match="flatten_observation must be a bool"):
+        MAFixedwingDogfightEnv(flatten_observation="yes")
     with pytest.raises(ValueError, match="agent_hz"):
         MAFixedwingDogfightEnv(agent_hz=50)
 
