@@ -112,3 +112,13 @@ def test_numpy_scalars_are_accepted_wherever_a_number_is(name, options):
         assert env.observation_space.contains(observation)
     finally:
         env.close()
+
+
+@pytest.mark.parametrize("name, mode", [("QuadX-Hover", True), ("QuadX-Hover", 1.0),
+                                        ("QuadX-Hover", "0"), ("Fixedwing-Waypoints", 1.0),
+                                        ("Rocket-Landing", False)])
+def test_flight_mode_must_be_an_int_not_a_bool_float_or_string(name, mode):
+    # True == 1 and 1.0 == 1 would otherwise pick a mode silently.
+    with pytest.raises(ValueError, match=r"flight_mode must be one of .* \(an int\)"):
+        make(name, flight_mode=mode)
+    make(name, flight_mode=np.int64(0)).close()
