@@ -1,12 +1,16 @@
-"""Gymnasium tasks (registered as ``pyflyt_like/<Name>-v0`` on import) and PettingZoo scenes."""
+"""Gymnasium tasks (registered as ``pyflyt_like/<Name>-v0`` on import) and PettingZoo scenes.
+
+The task classes (``QuadXHoverEnv``, ...) are importable from here; each is loaded on first
+use, so ``import pyflyt_like.envs`` costs only the registration.
+"""
+
+from importlib import import_module
 
 from gymnasium.envs.registration import register
 
 from .flatten_waypoint_env import FlattenWaypointEnv
 from .ma_fixedwing_dogfight_env import MAFixedwingDogfightEnv
 from .ma_quadx_hover_env import MAQuadXHoverEnv
-
-__all__ = ["TASKS", "FlattenWaypointEnv", "MAFixedwingDogfightEnv", "MAQuadXHoverEnv"]
 
 TASKS = {
     "QuadX-Hover": "quadx_hover_env:QuadXHoverEnv",
@@ -19,5 +23,22 @@ TASKS = {
     "Rocket-Landing": "rocket_landing_env:RocketLandingEnv",
 }
 
+# class name -> module of that class, for the lazy exports below
+_TASK_MODULES = dict(reversed(entry.split(":")) for entry in TASKS.values())
+
+__all__ = ["TASKS", "FlattenWaypointEnv", "MAFixedwingDogfightEnv", "MAQuadXHoverEnv",
+           *_TASK_MODULES]
+
 for _name, _entry_point in TASKS.items():
     register(id=f"pyflyt_like/{_name}-v0", entry_point=f"pyflyt_like.envs.{_entry_point}")
+
+
+def __getattr__(name: str):
+    """Load a task class on first access (PEP 562)."""
+    if name in _TASK_MODULES:
+        return getattr(import_module(f".{_TASK_MODULES[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_TASK_MODULES))

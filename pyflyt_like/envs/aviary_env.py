@@ -35,7 +35,8 @@ class AviaryEnv(AviaryEnvCommon, gymnasium.Env):
         max_duration_seconds: episode length before truncation [s].
         flight_dome_size: radius of the allowed sphere around the origin [m].
         render_mode: None, "human" (PyBullet GUI, real time) or "rgb_array".
-        render_resolution: (height, width) of rgb_array frames [px].
+        render_resolution: (height, width) of rgb_array frames [px]; None for (480, 480).
+            Given with another render mode, it has no effect and a UserWarning says so.
         spawn_jitter: half-width of the uniform spawn perturbation, per axis, in metres for
             position and radians for attitude; 0 spawns exactly at the nominal pose.
         drone_options: extra options for the vehicle constructor.
@@ -46,12 +47,13 @@ class AviaryEnv(AviaryEnvCommon, gymnasium.Env):
     def __init__(self, *, start_pos, start_orn, flight_mode: int, angle_representation: str,
                  sparse_reward: bool, agent_hz: int, max_duration_seconds: float,
                  flight_dome_size: float, render_mode: str | None,
-                 render_resolution=(480, 480), spawn_jitter: float = 0.0,
+                 render_resolution: tuple[int, int] | None = None, spawn_jitter: float = 0.0,
                  drone_options: dict[str, Any] | None = None):
         self.check_common_options(sparse_reward=sparse_reward, render_mode=render_mode,
                                   flight_dome_size=flight_dome_size,
                                   max_duration_seconds=max_duration_seconds,
                                   spawn_jitter=spawn_jitter, drone_options=drone_options)
+        self.warn_unused_render_resolution(render_resolution)
         self.start_pos = as_float_array("start_pos", start_pos, (3,))
         self.start_orn = as_float_array("start_orn", start_orn, (3,))
         check_angle_representation(angle_representation)

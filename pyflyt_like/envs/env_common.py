@@ -6,6 +6,7 @@ bad option, the agent rate, the rgb_array chase camera and closing.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -14,11 +15,17 @@ import numpy as np
 from ..core import Aviary
 from ..core.utils.validation import (
     check_bool,
+    check_finite,
     check_positive_float,
     check_positive_int,
     divisors_text,
 )
-from .chase_camera import check_render_mode, make_chase_camera
+from .chase_camera import (
+    DEFAULT_RENDER_RESOLUTION,
+    check_render_mode,
+    check_render_resolution,
+    make_chase_camera,
+)
 from .vehicle_family import VehicleFamily
 
 FAILURE_PENALTY = -100.0  # reward of a step that crashes or leaves the dome (PyFlyt's)
@@ -48,8 +55,8 @@ class AviaryEnvCommon:
         self.flight_dome_size = check_positive_float("flight_dome_size", flight_dome_size)
         self.max_duration_seconds = check_positive_float("max_duration_seconds",
                                                          max_duration_seconds)
-        self.spawn_jitter = float(spawn_jitter)
-        if not np.isfinite(self.spawn_jitter) or self.spawn_jitter < 0:
+        self.spawn_jitter = check_finite("spawn_jitter", spawn_jitter)
+        if self.spawn_jitter < 0:
             raise ValueError(f"spawn_jitter must be a finite number >= 0, got {spawn_jitter!r}")
         if drone_options is not None and not isinstance(drone_options, dict):
             raise TypeError(f"drone_options must be a dict, got {drone_options!r}")
@@ -75,13 +82,31 @@ class AviaryEnvCommon:
         self.max_steps = int(round(self.max_duration_seconds * self.agent_hz))
         self.metadata = {**self.metadata, "render_fps": self.agent_hz}
 
-    def make_render_camera(self, drone, render_resolution) -> None:
-        """The rgb_array chase camera behind ``drone`` (None for other render modes)."""
-        self._render_camera = (make_chase_camera(self.aviary, drone, render_resolution)
+    def warn_unused_render_resolution(self, render_resolution: object) -> None:
+        """Warn when ``render_resolution`` was given (not None) but does nothing: only
+        rgb_array frames have a resolution (the "human" GUI window has its own)."""
+        if render_resolution is not None and self.render_mode != "rgb_array":
+            warnings.warn(f"render_resolution={render_resolution!r} has no effect with "
+                          f"render_mode={self.render_mode!r}; it sets the size of "
+                          'render_mode="rgb_array" frames', UserWarning, stacklevel=2)
+
+    def make_render_camera(self, drone, render_resolution: object = None) -> None:
+        """The rgb_array chase camera behind ``drone`` (None for other render modes).
+
+        Args:
+            drone: the vehicle to follow.
+            render_resolution: (height, width) of the frames [px]; None for (480, 480).
+        """
+        if render_resolution is None:
+            render_resolution = DEFAULT_RENDER_RESOLUTION
+        resolution = check_render_resolution(render_resolution)
+        self._render_camera = (make_chase_camera(self.aviary, drone, resolution)
                                if self.render_mode == "rgb_array" else None)
 
     def render(self) -> np.ndarray | None:
-        """For ``render_mode="rgb_array"``: an (H, W, 3) uint8 chase-camera frame."""
+        """For ``render_mode="rgb_array"``: an (H, W, 3) uint8 chase-camera frame (RGB; PyFlyt
+        returns RGBA). None otherwise: in "human" mode the GUI window shows the world live,
+        as Gymnasium specifies for that mode."""
         if self._render_camera is None:
             return None
         return self._render_camera.capture_rgb()

@@ -143,7 +143,9 @@ class FixedwingWaypointsEnv(WaypointTask, FixedwingBaseEnv):
     """Reach ``num_targets`` targets in order; each gives +100, the last ends the episode.
 
     Observation: Dict with "attitude" (Box, see docs/envs.md) and "target_deltas" (a stacked
-    Sequence of the remaining targets in the body frame, (k, 3), or (k, 4) with yaw targets).
+    Sequence of the remaining targets in the body frame, (k, 3), or (k, 4) with yaw targets;
+    with ``padded_target_deltas=True`` a fixed-shape Box and a "target_mask", see
+    :mod:`~pyflyt_like.envs.target_deltas`).
     Targets: see :class:`AircraftTargets`.
 
     Args:

@@ -7,20 +7,30 @@ import numpy as np
 from gymnasium import spaces
 
 WAYPOINT_KEYS = ("attitude", "target_deltas")
+PADDED_WAYPOINT_KEYS = ("attitude", "target_deltas", "target_mask")
 
 
 def _waypoint_layout(space: spaces.Space) -> tuple[spaces.Box, spaces.Box]:
-    """(attitude Box, Box of one target delta) of a waypoint env's space, else ValueError."""
-    if isinstance(space, spaces.Dict) and set(space.spaces) == set(WAYPOINT_KEYS):
-        attitude, deltas = space["attitude"], space["target_deltas"]
-        if (isinstance(attitude, spaces.Box) and len(attitude.shape) == 1
-                and isinstance(deltas, spaces.Sequence)
-                and isinstance(deltas.feature_space, spaces.Box)
-                and len(deltas.feature_space.shape) == 1):
-            return attitude, deltas.feature_space
+    """(attitude Box, Box of one target delta) of a waypoint env's space, else ValueError.
+
+    Both layouts of :mod:`~pyflyt_like.envs.target_deltas` are understood: a Sequence of
+    1-D Boxes, or (``padded_target_deltas=True``) a 2-D Box with a ``target_mask``.
+    """
+    if isinstance(space, spaces.Dict) and isinstance(space.spaces.get("attitude"), spaces.Box):
+        attitude, deltas = space["attitude"], space.get("target_deltas")
+        keys = set(space.spaces)
+        if len(attitude.shape) == 1:
+            if (keys == set(WAYPOINT_KEYS) and isinstance(deltas, spaces.Sequence)
+                    and isinstance(deltas.feature_space, spaces.Box)
+                    and len(deltas.feature_space.shape) == 1):
+                return attitude, deltas.feature_space
+            if (keys == set(PADDED_WAYPOINT_KEYS) and isinstance(deltas, spaces.Box)
+                    and len(deltas.shape) == 2):
+                return attitude, spaces.Box(deltas.low[0], deltas.high[0], dtype=deltas.dtype)
     raise ValueError("FlattenWaypointEnv needs a waypoint env: a Dict observation space with "
                      "exactly the keys 'attitude' (1-D Box) and 'target_deltas' (Sequence of "
-                     f"1-D Boxes); got {space}")
+                     "1-D Boxes), or with padded_target_deltas=True 'attitude', "
+                     f"'target_deltas' (2-D Box) and 'target_mask'; got {space}")
 
 
 class FlattenWaypointEnv(gymnasium.ObservationWrapper, gymnasium.utils.RecordConstructorArgs):
@@ -33,7 +43,8 @@ class FlattenWaypointEnv(gymnasium.ObservationWrapper, gymnasium.utils.RecordCon
 
     Args:
         env: a waypoint env whose observation space is a Dict with exactly the keys
-            "attitude" (1-D Box) and "target_deltas" (a Sequence of 1-D Boxes).
+            "attitude" (1-D Box) and "target_deltas" (a Sequence of 1-D Boxes), or the
+            padded layout ("target_deltas" a 2-D Box, and "target_mask").
         context_length: number of upcoming targets in the observation (a positive int).
     """
 
@@ -61,6 +72,8 @@ class FlattenWaypointEnv(gymnasium.ObservationWrapper, gymnasium.utils.RecordCon
         out = np.zeros(self.observation_space.shape[0])
         out[:self._attitude_size] = observation["attitude"]
         deltas = np.asarray(observation["target_deltas"], dtype=np.float64)
+        if "target_mask" in observation:  # padded layout: only the valid rows
+            deltas = deltas[np.asarray(observation["target_mask"], dtype=bool)]
         shown = deltas[:self.context_length].reshape(-1)
         start = self._attitude_size
         out[start:start + shown.shape[0]] = shown

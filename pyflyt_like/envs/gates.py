@@ -13,7 +13,6 @@ import math
 
 import numpy as np
 import pybullet
-from gymnasium import spaces
 
 from ..core.utils.loading import MODELS_DIR
 from ..core.utils.validation import check_positive_float, check_positive_int
@@ -21,8 +20,10 @@ from .waypoints import PROGRESS_GAIN, TARGET_BONUS, body_frame_deltas
 
 GATE_URDF = MODELS_DIR / "scene" / "gate" / "gate.urdf"
 PARKING_POSITION = (0.0, 0.0, -10.0)  # m, below the ground: gates wait here until placed
-MIN_GATE_HEIGHT = 1.0  # m, lowest gate centre (keeps the bottom bar clear of the ground)
-MAX_GATE_HEIGHT = 2.0  # m, highest gate centre
+MIN_GATE_HEIGHT = 1.0  # m, default lowest gate centre (PyFlyt's min_gate_height)
+GATE_HEIGHT_SPAN = 1.0  # m, gate centres lie in [min_gate_height, min_gate_height + this]
+MAX_GATE_HEIGHT = MIN_GATE_HEIGHT + GATE_HEIGHT_SPAN  # m, default highest gate centre
+DEFAULT_DOME = 10.0  # m, the flight dome when none is given, unless the course needs more
 MAX_HEIGHT_STEP = 0.4  # m, largest height change from one gate (or the spawn) to the next
 MAX_GATE_ANGLE_LIMIT = math.pi / 3  # rad, beyond this a gate is barely passable from the last
 COURSE_MARGIN = 1.0  # m, the course's farthest possible gate stays this far inside the dome
@@ -56,8 +57,9 @@ def gate_opening(client_id: int, gate_id: int) -> tuple[float, float]:
 
 
 def draw_course(rng: np.random.Generator, num_gates: int, start: np.ndarray, start_yaw: float,
-                min_distance: float, max_distance: float,
-                max_angle: float) -> tuple[np.ndarray, np.ndarray]:
+                min_distance: float, max_distance: float, max_angle: float,
+                min_height: float = MIN_GATE_HEIGHT,
+                max_height: float = MAX_GATE_HEIGHT) -> tuple[np.ndarray, np.ndarray]:
     """Lay out a course of gates ahead of a drone at ``start`` (3,) [m] heading ``start_yaw``.
 
     Each gate lies ``U(min_distance, max_distance)`` [m] horizontally from the previous one
@@ -65,7 +67,7 @@ def draw_course(rng: np.random.Generator, num_gates: int, start: np.ndarray, sta
     gate's heading; its own heading is within ``max_angle`` of that direction. So every gate
     is ahead of the previous gate's plane and the previous gate behind its own: each is
     reachable from the last. Heights step by at most ``MAX_HEIGHT_STEP`` within
-    [``MIN_GATE_HEIGHT``, ``MAX_GATE_HEIGHT``].
+    [``min_height``, ``max_height``] [m].
 
     Returns:
         centres (num_gates, 3) [m] and headings (num_gates,) [rad, in (-pi, pi]].
@@ -81,7 +83,7 @@ def draw_course(rng: np.random.Generator, num_gates: int, start: np.ndarray, sta
         direction = heading + turns[i, 0]
         x += distances[i] * math.cos(direction)
         y += distances[i] * math.sin(direction)
-        z = min(max(z + climbs[i], MIN_GATE_HEIGHT), MAX_GATE_HEIGHT)
+        z = min(max(z + climbs[i], min_height), max_height)
         heading = direction + turns[i, 1]
         centres[i] = x, y, z
         headings[i] = heading
@@ -89,16 +91,18 @@ def draw_course(rng: np.random.Generator, num_gates: int, start: np.ndarray, sta
 
 
 def crossing(start: np.ndarray, end: np.ndarray, centre: np.ndarray, normal: np.ndarray,
-             half_width: float, half_height: float) -> int:
+             half_width: float, half_height: float, reach: float = math.inf) -> int:
     """How the segment ``start`` -> ``end`` (3,) [m] meets a vertical gate.
 
     Args:
         centre: (3,) centre of the opening [m].
         normal: (3,) horizontal unit vector the gate is passed along.
         half_width, half_height: half-size of the opening [m].
+        reach: the crossing point must also lie within this distance of the centre [m].
 
     Returns:
-        ``PASSED`` if the segment crosses the gate's plane forward inside the opening,
+        ``PASSED`` if the segment crosses the gate's plane forward inside the opening
+        (and within ``reach`` of its centre),
         ``MISSED`` if it crosses forward outside it, else ``NOT_CROSSED`` (no crossing, or a
         backward one).
     """
@@ -108,7 +112,8 @@ def crossing(start: np.ndarray, end: np.ndarray, centre: np.ndarray, normal: np.
         return NOT_CROSSED
     offset = start + (before / (before - after)) * (end - start) - centre
     lateral = offset[1] * normal[0] - offset[0] * normal[1]  # along normal rotated +90 deg
-    inside = abs(lateral) < half_width and abs(offset[2]) < half_height
+    inside = (abs(lateral) < half_width and abs(offset[2]) < half_height
+              and math.hypot(lateral, offset[2]) < reach)
     return PASSED if inside else MISSED
 
 
@@ -119,16 +124,26 @@ class GateCourse:
         num_gates: gates per course.
         min_distance, max_distance: range of the horizontal spacing of gates [m].
         max_angle: bound on the course's turns at each gate [rad], see :func:`draw_course`.
-        dome_radius: the flight dome's radius [m]; the course must fit well inside it.
-        delta_bound: bound of each gate-position entry in the observation space [m].
+        dome_radius: the flight dome's radius [m]; the course must fit well inside it. None:
+            ``DEFAULT_DOME``, or as large as the longest possible course needs.
+        min_height: lowest gate centre [m]; centres lie in [min_height, min_height + 1].
+        reach: a gate counts only if crossed within this distance of its centre [m]; None:
+            anywhere in the opening.
+        angle_option: the user's option that ``max_angle`` came from (for error messages).
+
+    Attributes:
+        dome_radius: the flight dome's radius [m] (as given, or as chosen for None).
+        delta_bounds: (4,) bound of each column of a gate delta: 2 x dome [m], pi [rad].
 
     Raises:
         ValueError: on a bad argument, or if the longest possible course
-            (``num_gates * max_distance``) does not fit inside the dome.
+            (``num_gates * max_distance``) does not fit inside a given dome.
     """
 
     def __init__(self, num_gates: int, min_distance: float, max_distance: float,
-                 max_angle: float, dome_radius: float, delta_bound: float):
+                 max_angle: float, dome_radius: float | None = None,
+                 min_height: float = MIN_GATE_HEIGHT, reach: float | None = None,
+                 angle_option: str = "max_gate_angle"):
         self.num_gates = check_positive_int("num_targets", num_gates)
         self.min_distance = check_positive_float("min_gate_distance", min_distance)
         self.max_distance = check_positive_float("max_gate_distance", max_distance)
@@ -137,22 +152,25 @@ class GateCourse:
                              f"({min_distance})")
         if isinstance(max_angle, bool) or not isinstance(max_angle, (int, float, np.number)) \
                 or not 0.0 <= max_angle <= MAX_GATE_ANGLE_LIMIT:
-            raise ValueError(f"max_gate_angle must be a number in [0, {MAX_GATE_ANGLE_LIMIT:.4f}] "
+            raise ValueError(f"{angle_option} must be a number in [0, {MAX_GATE_ANGLE_LIMIT:.4f}] "
                              f"rad, got {max_angle!r}")
         self.max_angle = float(max_angle)
+        self.min_height = check_positive_float("min_gate_height", min_height)
+        self.max_height = self.min_height + GATE_HEIGHT_SPAN
+        self.reach = math.inf if reach is None else check_positive_float(
+            "goal_reach_distance", reach)
+        farthest = math.hypot(self.num_gates * self.max_distance, self.max_height) + COURSE_MARGIN
+        if dome_radius is None:
+            dome_radius = max(DEFAULT_DOME, farthest)
         dome_radius = check_positive_float("flight_dome_size", dome_radius)
-        reach = math.hypot(self.num_gates * self.max_distance, MAX_GATE_HEIGHT) + COURSE_MARGIN
-        if reach > dome_radius:
+        if farthest > dome_radius:
             raise ValueError(
                 f"a course of num_targets={self.num_gates} gates up to max_gate_distance="
-                f"{self.max_distance} m apart may reach {reach:.2f} m from the origin (with a "
+                f"{self.max_distance} m apart may reach {farthest:.2f} m from the origin (with a "
                 f"{COURSE_MARGIN} m margin), beyond flight_dome_size={dome_radius} m; use "
-                f"fewer or closer gates or a larger dome")
-        bounds = np.full(4, check_positive_float("delta_bound", delta_bound))
-        bounds[3] = math.pi
-        self._bounds = bounds
-        self.delta_space = spaces.Sequence(spaces.Box(-bounds, bounds, dtype=np.float64),
-                                           stack=True)
+                f"fewer or closer gates, a larger dome, or flight_dome_size=None to fit it")
+        self.dome_radius = dome_radius
+        self.delta_bounds = np.array([2.0 * dome_radius] * 3 + [math.pi])
         self.centres = np.zeros((self.num_gates, 3))
         self.headings = np.zeros(self.num_gates)
         self.normals = np.zeros((self.num_gates, 3))
@@ -163,19 +181,28 @@ class GateCourse:
         self.distance = 0.0
 
     def load(self, client_id: int) -> None:
-        """Load the gate bodies once, parked below the ground, into client ``client_id``."""
+        """Load the gate bodies once, parked below the ground, into client ``client_id``.
+
+        Raises:
+            ValueError: if a gate at ``min_gate_height`` would reach into the ground.
+        """
         self.client_id = client_id
         self.ids = [pybullet.loadURDF(str(GATE_URDF), PARKING_POSITION, useFixedBase=True,
                                       physicsClientId=client_id)
                     for _ in range(self.num_gates)]
         self.half_width, self.half_height = gate_opening(client_id, self.ids[0])
+        lowest = pybullet.getAABB(self.ids[0], -1, physicsClientId=client_id)[0][2]
+        below_centre = PARKING_POSITION[2] - lowest  # the frame's extent below its centre
+        if self.min_height <= below_centre:
+            raise ValueError(f"min_gate_height must be > {below_centre:.2f} m, so that the "
+                             f"gate's frame clears the ground, got {self.min_height!r}")
 
     # ----------------------------------------------------------------- episode
     def reset(self, rng: np.random.Generator, start: np.ndarray, start_yaw: float) -> None:
         """Lay a new course ahead of ``start`` (3,) [m] facing ``start_yaw`` [rad]; move gates."""
         self.centres[:], self.headings[:] = draw_course(
             rng, self.num_gates, start, start_yaw, self.min_distance, self.max_distance,
-            self.max_angle)
+            self.max_angle, self.min_height, self.max_height)
         self.normals[:, 0] = np.cos(self.headings)
         self.normals[:, 1] = np.sin(self.headings)
         for gate, centre, heading in zip(self.ids, self.centres, self.headings):
@@ -208,7 +235,7 @@ class GateCourse:
         missed = False
         while not self.all_passed:
             outcome = crossing(start, end, self.centres[self.index], self.normals[self.index],
-                               self.half_width, self.half_height)
+                               self.half_width, self.half_height, self.reach)
             if outcome != PASSED:
                 missed = outcome == MISSED
                 break
@@ -234,4 +261,4 @@ class GateCourse:
             yaw: drone heading [rad].
         """
         return body_frame_deltas(self.centres[self.index:], self.headings[self.index:],
-                                 position, rotation, yaw, self._bounds)
+                                 position, rotation, yaw, self.delta_bounds)

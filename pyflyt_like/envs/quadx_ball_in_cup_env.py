@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from ..core.utils.validation import check_positive_float
 from .mounted_cup import MountedCup
 from .quadx_base_env import QuadXBaseEnv
 from .tethered_ball import TetheredBall
@@ -17,6 +18,12 @@ BALL_HIT_PENALTY = -500.0  # reward of a step in which the ball strikes the dron
 SUCCESS_BONUS = 500.0  # reward of the step that lands the ball in the cup
 BALL_POSITION_MARGIN = 0.05  # m, observation bound beyond the string's reach
 BALL_SPEED_BOUND = 60.0  # m/s, observation bound on the ball's speed relative to the drone
+ENDING_POSITION = np.array([0.0, 0.0, 1.0])  # m, where goal_reach_distance is measured (PyFlyt's)
+
+
+def optional_positive(name: str, value: float | None) -> float:
+    """``value`` as a float if it is a positive number; None means no limit (inf)."""
+    return np.inf if value is None else check_positive_float(name, value)
 
 
 def ball_in_cup_shaping(ball: np.ndarray, attach_point: np.ndarray, mouth: np.ndarray,
@@ -55,12 +62,22 @@ class QuadXBallInCupEnv(QuadXBaseEnv):
     bodies for the drone, and the ball on the floor is harmless; the drone or the cup
     touching the floor (or anything else) is a collision (-100, ``info["collision"]``).
 
-    Options: see :class:`QuadXBaseEnv` (defaults here: start (0, 0, 4) m, dome 30 m, 10 s,
-    30 Hz, mode 0).
+    Args:
+        goal_reach_distance: if given, a catch counts only with the drone within this
+            distance of (0, 0, 1) [m] (PyFlyt's option; default None: anywhere). A ball in
+            the cup elsewhere is no success yet: the episode goes on.
+        goal_reach_velocity: if given, a catch counts only with the drone slower than this
+            [m/s] (PyFlyt's option; default None: any speed).
+        Others: see :class:`QuadXBaseEnv` (defaults here: start (0, 0, 4) m, dome 30 m,
+            10 s, 30 Hz, mode 0).
     """
 
-    def __init__(self, *, start_pos=(0.0, 0.0, 4.0), flight_dome_size: float = 30.0,
-                 max_duration_seconds: float = 10.0, agent_hz: int = 30, **options: Any):
+    def __init__(self, *, goal_reach_distance: float | None = None,
+                 goal_reach_velocity: float | None = None, start_pos=(0.0, 0.0, 4.0),
+                 flight_dome_size: float = 30.0, max_duration_seconds: float = 10.0,
+                 agent_hz: int = 30, **options: Any):
+        self.goal_reach_distance = optional_positive("goal_reach_distance", goal_reach_distance)
+        self.goal_reach_velocity = optional_positive("goal_reach_velocity", goal_reach_velocity)
         self._ball_event: str | None = None
         super().__init__(start_pos=start_pos, flight_dome_size=flight_dome_size,
                          max_duration_seconds=max_duration_seconds, agent_hz=agent_hz,
@@ -105,6 +122,13 @@ class QuadXBallInCupEnv(QuadXBaseEnv):
             elif ball.position[2] < 0.0:
                 self._ball_event = "hit"
 
+    def drone_at_goal(self) -> bool:
+        """True if the drone meets ``goal_reach_distance`` and ``goal_reach_velocity``."""
+        drone = self.drone
+        distance = float(np.linalg.norm(drone.state[3] - ENDING_POSITION))
+        speed = float(np.linalg.norm(drone.state[2]))
+        return distance < self.goal_reach_distance and speed < self.goal_reach_velocity
+
     def observe(self) -> np.ndarray:
         """Attitude vector, then the ball's body-frame position and velocity (fresh array)."""
         n = self.attitude.size
@@ -122,9 +146,11 @@ class QuadXBallInCupEnv(QuadXBaseEnv):
             self.info["ball_hit"] = True
             return BALL_HIT_PENALTY
         if self._ball_event == "caught" or self.cup.holds(ball.position):
-            self.termination = True
-            self.info["env_complete"] = True
-            return SUCCESS_BONUS
+            if self.drone_at_goal():
+                self.termination = True
+                self.info["env_complete"] = True
+                return SUCCESS_BONUS
+            self._ball_event = None  # caught away from the goal: judged again while held
         if self.sparse_reward:
             return 0.0
         return ball_in_cup_shaping(ball.position, self.ball.attach_point, self.cup.mouth,

@@ -26,7 +26,7 @@ class QuadXBaseEnv(AviaryEnv):
                  flight_mode: int = 0, angle_representation: str = "quaternion",
                  sparse_reward: bool = False, agent_hz: int = 40,
                  max_duration_seconds: float = 10.0, flight_dome_size: float = 3.0,
-                 render_mode: str | None = None, render_resolution=(480, 480),
+                 render_mode: str | None = None, render_resolution: tuple[int, int] | None = None,
                  spawn_jitter: float = 0.1, drone_options: dict[str, Any] | None = None):
         super().__init__(start_pos=start_pos, start_orn=start_orn, flight_mode=flight_mode,
                          angle_representation=angle_representation,

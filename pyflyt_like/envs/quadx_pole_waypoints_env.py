@@ -7,9 +7,8 @@ from typing import Any
 from ..core.utils.validation import check_bool
 from .pole import PoleTask
 from .quadx_base_env import QuadXBaseEnv
-from .quadx_waypoints_env import MIN_TARGET_HEIGHT
+from .quadx_waypoints_env import quadx_targets
 from .waypoint_task import WaypointTask
-from .waypoints import WaypointTargets
 
 
 class QuadXPoleWaypointsEnv(PoleTask, WaypointTask, QuadXBaseEnv):
@@ -17,7 +16,8 @@ class QuadXPoleWaypointsEnv(PoleTask, WaypointTask, QuadXBaseEnv):
 
     Observation: Dict with "attitude" (attitude vector ⊕ (12,) pole state, as in
     QuadX-Pole-Balance) and "target_deltas" (the remaining targets in the body frame,
-    (k, 3), or (k, 4) with yaw targets, as in QuadX-Waypoints). Targets are drawn in
+    (k, 3), or (k, 4) with yaw targets, as in QuadX-Waypoints; ``padded_target_deltas``
+    likewise). Targets are drawn in
     ``[-dome/2, dome/2]^2 x [0.5, dome/2]`` [m].
 
     Reward: QuadX-Waypoints' (dense: progress and closeness shaping plus +100 per target;
@@ -45,11 +45,8 @@ class QuadXPoleWaypointsEnv(PoleTask, WaypointTask, QuadXBaseEnv):
                  agent_hz: int = 40, **options: Any):
         self.pole_fall_ends_episode = check_bool("pole_fall_ends_episode",
                                                  pole_fall_ends_episode)
-        self.targets = WaypointTargets(num_targets, use_yaw_targets, goal_reach_distance,
-                                       goal_reach_angle, spread=flight_dome_size / 2,
-                                       min_height=MIN_TARGET_HEIGHT,
-                                       max_height=flight_dome_size / 2,
-                                       delta_bound=2 * flight_dome_size)
+        self.targets = quadx_targets(num_targets, use_yaw_targets, goal_reach_distance,
+                                     goal_reach_angle, flight_dome_size)
         super().__init__(flight_mode=flight_mode, flight_dome_size=flight_dome_size,
                          max_duration_seconds=max_duration_seconds, agent_hz=agent_hz,
                          **options)

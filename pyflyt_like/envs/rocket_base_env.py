@@ -36,7 +36,7 @@ class RocketBaseEnv(AviaryEnv):
                  angle_representation: str = "quaternion", sparse_reward: bool = False,
                  agent_hz: int = 40, max_duration_seconds: float = 30.0,
                  ceiling: float = 500.0, max_displacement: float = 200.0,
-                 render_mode: str | None = None, render_resolution=(480, 480),
+                 render_mode: str | None = None, render_resolution: tuple[int, int] | None = None,
                  spawn_jitter: float = 0.0, drone_options: dict[str, Any] | None = None):
         self.ceiling = check_positive_float("ceiling", ceiling)
         self.max_displacement = check_positive_float("max_displacement", max_displacement)

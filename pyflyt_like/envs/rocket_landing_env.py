@@ -80,7 +80,7 @@ class RocketLandingEnv(RocketBaseEnv):
     def __init__(self, *, sparse_reward: bool = False, ceiling: float = 500.0,
                  max_displacement: float = 200.0, max_duration_seconds: float = 30.0,
                  angle_representation: str = "quaternion", agent_hz: int = 40,
-                 render_mode: str | None = None, render_resolution=(480, 480),
+                 render_mode: str | None = None, render_resolution: tuple[int, int] | None = None,
                  flight_mode: int = 0, drone_options: dict[str, Any] | None = None):
         super().__init__(start_pos=(0.0, 0.0, SPAWN_HEIGHT), flight_mode=flight_mode,
                          angle_representation=angle_representation,

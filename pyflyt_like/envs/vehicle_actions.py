@@ -74,6 +74,18 @@ class ActionMapping:
         return np.clip(action, self.space.low, self.space.high)
 
 
+def _mapping_for_mode(family: str, flight_mode: object,
+                      limits: dict[int, tuple[tuple[float, ...], tuple[float, ...]]]
+                      ) -> ActionMapping:
+    """The mapping of ``limits[flight_mode]``; raise unless ``flight_mode`` is one of its
+    keys as an int (a bool or float such as ``True`` or ``1.0`` would match a key)."""
+    if isinstance(flight_mode, (bool, np.bool_)) or not isinstance(
+            flight_mode, (int, np.integer)) or flight_mode not in limits:
+        raise ValueError(f"flight_mode must be one of {sorted(limits)} (an int) for {family}, "
+                         f"got {flight_mode!r}")
+    return ActionMapping(*limits[int(flight_mode)])
+
+
 def quadx_action_mapping(flight_mode: int, flight_dome_size: float) -> ActionMapping:
     """Action meaning for a QuadX in ``flight_mode`` (-1..7); position limits follow the dome."""
     rate, tilt, yaw = RATE_LIMIT, QUADX_TILT_LIMIT, math.pi
@@ -89,10 +101,7 @@ def quadx_action_mapping(flight_mode: int, flight_dome_size: float) -> ActionMap
         6: ((-speed, -speed, -rate, -climb), (speed, speed, rate, climb)),
         7: ((-dome, -dome, -yaw, 0.0), (dome, dome, yaw, dome)),
     }
-    if flight_mode not in limits:
-        raise ValueError(f"flight_mode must be one of {sorted(limits)} for QuadX, got "
-                         f"{flight_mode!r}")
-    return ActionMapping(*limits[flight_mode])
+    return _mapping_for_mode("QuadX", flight_mode, limits)
 
 
 def fixedwing_action_mapping(flight_mode: int) -> ActionMapping:
@@ -103,14 +112,10 @@ def fixedwing_action_mapping(flight_mode: int) -> ActionMapping:
         1: ((-FIXEDWING_ROLL_LIMIT, -FIXEDWING_PITCH_LIMIT, -FIXEDWING_YAW_RATE_LIMIT, 0.0),
             (FIXEDWING_ROLL_LIMIT, FIXEDWING_PITCH_LIMIT, FIXEDWING_YAW_RATE_LIMIT, 1.0)),
     }
-    if flight_mode not in limits:
-        raise ValueError(f"flight_mode must be one of {sorted(limits)} for Fixedwing, got "
-                         f"{flight_mode!r}")
-    return ActionMapping(*limits[flight_mode])
+    return _mapping_for_mode("Fixedwing", flight_mode, limits)
 
 
 def rocket_action_mapping(flight_mode: int = 0) -> ActionMapping:
     """Rocket actuators: finlets x, y, yaw, ignition, throttle, gimbal 1, gimbal 2."""
-    if flight_mode != 0:
-        raise ValueError(f"flight_mode must be 0 for Rocket, got {flight_mode!r}")
-    return ActionMapping((-1.0, -1.0, -1.0, 0.0, 0.0, -1.0, -1.0), (1.0,) * 7)
+    return _mapping_for_mode("Rocket", flight_mode,
+                             {0: ((-1.0, -1.0, -1.0, 0.0, 0.0, -1.0, -1.0), (1.0,) * 7)})

@@ -10,14 +10,17 @@ from __future__ import annotations
 import pybullet
 from gymnasium import spaces
 
+from .target_deltas import TargetDeltasTask
 from .waypoints import WaypointTargets
 
 MARKER_RGBA = (1.0, 0.55, 0.1, 1.0)  # orange; opaque, as the headless renderer ignores alpha
 PARKING_POSITION = (0.0, 0.0, -1000.0)  # m, where a reached target's marker is put away
 
 
-class WaypointTask:
-    """Observation ``{"attitude", "target_deltas"}`` and the targets' reward, for an AviaryEnv.
+class WaypointTask(TargetDeltasTask):
+    """Observation ``{"attitude", "target_deltas"}`` (and ``"target_mask"`` with
+    ``padded_target_deltas=True``, see :mod:`~pyflyt_like.envs.target_deltas`) and the
+    targets' reward, for an AviaryEnv.
 
     Info each step: ``num_targets_reached``; ``env_complete`` (and termination) once the last
     target is reached. When the env renders, the targets not yet reached show as
@@ -28,7 +31,8 @@ class WaypointTask:
 
     def make_observation_space(self) -> spaces.Space:
         return spaces.Dict({"attitude": self.attitude.space,
-                            "target_deltas": self.targets.delta_space})
+                            **self.target_spaces(self.targets.num_targets,
+                                                 self.targets.delta_bounds)})
 
     def add_task_bodies(self) -> None:
         super().add_task_bodies()
@@ -45,8 +49,8 @@ class WaypointTask:
     def observe(self) -> dict:
         drone = self.drone
         return {"attitude": self.attitude.observe(self.action),
-                "target_deltas": self.targets.deltas(drone.state[3], drone.rotation_matrix,
-                                                     float(drone.state[1, 2]))}
+                **self.target_deltas.observe(self.targets.deltas(
+                    drone.state[3], drone.rotation_matrix, float(drone.state[1, 2])))}
 
     def task_reward(self) -> float:
         state = self.drone.state

@@ -8,7 +8,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from gymnasium import spaces
 
 from ..core.utils.validation import check_bool, check_positive_float, check_positive_int
 
@@ -70,9 +69,7 @@ class WaypointTargets:
         bounds = np.full(width, check_positive_float("delta_bound", delta_bound))
         if self.use_yaw_targets:
             bounds[3] = math.pi
-        self.delta_space = spaces.Sequence(spaces.Box(-bounds, bounds, dtype=np.float64),
-                                           stack=True)
-        self._bounds = bounds
+        self.delta_bounds = bounds  # (3 or 4,) bound of each column of a target delta
         self.positions = np.zeros((self.num_targets, 3))
         self.yaws = np.zeros(self.num_targets)
         self.index = 0
@@ -141,4 +138,4 @@ class WaypointTargets:
         """
         headings = self.yaws[self.index:] if self.use_yaw_targets else None
         return body_frame_deltas(self.positions[self.index:], headings, position, rotation, yaw,
-                                 self._bounds)
+                                 self.delta_bounds)

@@ -305,3 +305,31 @@ def test_shaping_rises_along_the_swing_and_peaks_at_the_mouth():
     assert top > swing[-1]
     for step in ((0.01, 0, 0), (0, 0, 0.01), (0, 0, -0.01)):
         assert ball_in_cup_shaping(mouth + step, attach, mouth, length) < top
+
+
+@pytest.mark.parametrize("options, success", [
+    ({}, True),
+    ({"goal_reach_distance": 3.5}, True),  # the drone holds (0, 0, 4): 3 m from (0, 0, 1)
+    ({"goal_reach_distance": 1.0}, False),
+    ({"goal_reach_velocity": 1e-6}, False),
+])
+def test_pyflyt_goal_reach_options_gate_the_success(options, success):
+    env = hovering_env(sparse_reward=True, **options)
+    inside = env.drone.state[3] + env.cup.mount_point + (0.0, 0.0, 0.015)
+    offset = inside - env.ball.attach_point_world()
+    set_ball(env, offset, float(np.linalg.norm(offset)))  # placed resting in the cup
+    for _ in range(3):
+        _, reward, terminated, _, info = env.step(hold(env))
+    assert terminated is success and info.get("env_complete", False) is success
+    assert reward == (SUCCESS_BONUS if success else 0.0)
+    if not success:
+        assert env.cup.holds(env.ball.position)  # still caught, just not at the goal
+    env.close()
+
+
+@pytest.mark.parametrize("name", ["goal_reach_distance", "goal_reach_velocity"])
+def test_bad_goal_reach_options_raise_naming_them(name):
+    with pytest.raises(TypeError, match=name):
+        make("QuadX-Ball-In-Cup", **{name: "1.0"})
+    with pytest.raises(ValueError, match=name):
+        make("QuadX-Ball-In-Cup", **{name: -1.0})

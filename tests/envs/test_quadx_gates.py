@@ -304,7 +304,7 @@ def test_every_drawn_course_is_passable_and_inside_the_dome():
 
 
 @pytest.mark.parametrize("options, match", [
-    ({"num_targets": 8}, "beyond flight_dome_size"),
+    ({"num_targets": 8, "flight_dome_size": 10.0}, "beyond flight_dome_size"),
     ({"min_gate_distance": 2.0, "max_gate_distance": 1.5}, "max_gate_distance"),
     ({"max_gate_angle": 1.2}, "max_gate_angle"),
     ({"num_targets": 0}, "num_targets"),
