@@ -37,7 +37,8 @@ class MAAviaryEnv(AviaryEnvCommon, ParallelEnv):
         max_duration_seconds: episode length before truncation [s].
         flight_dome_size: radius of the allowed sphere around the origin [m].
         render_mode: None, "human" (PyBullet GUI, real time) or "rgb_array".
-        render_resolution: (height, width) of rgb_array frames [px].
+        render_resolution: (height, width) of rgb_array frames [px]; None for (480, 480).
+            Given with another render mode it has no effect, and a UserWarning says so.
         spawn_jitter: half-width of the uniform spawn perturbation per axis, in metres for
             position and radians for attitude (used by the default :meth:`spawn_poses`).
         drone_options: extra options for every vehicle's constructor.
@@ -49,12 +50,13 @@ class MAAviaryEnv(AviaryEnvCommon, ParallelEnv):
     def __init__(self, *, start_pos, start_orn, flight_mode: int, angle_representation: str,
                  sparse_reward: bool, agent_hz: int, max_duration_seconds: float,
                  flight_dome_size: float, render_mode: str | None,
-                 render_resolution=(480, 480), spawn_jitter: float = 0.0,
+                 render_resolution=None, spawn_jitter: float = 0.0,
                  drone_options: dict[str, Any] | None = None):
         self.check_common_options(sparse_reward=sparse_reward, render_mode=render_mode,
                                   flight_dome_size=flight_dome_size,
                                   max_duration_seconds=max_duration_seconds,
                                   spawn_jitter=spawn_jitter, drone_options=drone_options)
+        self.warn_unused_render_resolution(render_resolution)
         self.start_pos = as_float_array("start_pos", start_pos, (None, 3))
         if self.start_pos.shape[0] == 0:
             raise ValueError("start_pos must hold at least one position, got shape (0, 3)")

@@ -131,7 +131,7 @@ class MAFixedwingDogfightEnv(MAAviaryEnv):
                  flatten_observation: bool = True, flight_dome_size: float = 800.0,
                  max_duration_seconds: float = 60.0, agent_hz: int = 30,
                  render_mode: str | None = None, flight_mode: int | None = None,
-                 angle_representation: str = "quaternion", render_resolution=(480, 480),
+                 angle_representation: str = "quaternion", render_resolution=None,
                  drone_options: dict[str, Any] | None = None):
         self.team_size = check_positive_int("team_size", team_size)
         mode = dogfight_flight_mode(assisted_flight, flight_mode)

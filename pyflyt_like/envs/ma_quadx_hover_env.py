@@ -49,7 +49,7 @@ class MAQuadXHoverEnv(MAAviaryEnv):
                  angle_representation: str = "quaternion", sparse_reward: bool = False,
                  agent_hz: int = 40, max_duration_seconds: float = 30.0,
                  flight_dome_size: float = 10.0, render_mode: str | None = None,
-                 render_resolution=(480, 480), spawn_jitter: float = 0.1,
+                 render_resolution=None, spawn_jitter: float = 0.1,
                  drone_options: dict[str, Any] | None = None):
         if start_orn is None:
             start_orn = np.zeros(np.shape(start_pos))

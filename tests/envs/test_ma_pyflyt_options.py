@@ -66,3 +66,10 @@ def test_string_actions_are_refused_naming_the_agents_action(scene, options, bad
                   for agent in env.agents})
     finally:
         env.close()
+
+
+@pytest.mark.parametrize("scene", [MAQuadXHoverEnv, MAFixedwingDogfightEnv])
+def test_render_resolution_without_rgb_array_warns(scene):
+    with pytest.warns(UserWarning, match="render_resolution=.* has no effect"):
+        env = scene(render_resolution=(64, 64))
+    env.close()
