@@ -192,7 +192,7 @@ def env_page(task: str) -> EnvPage:
         *describe_space(action),
         "",
         "What each entry commands in each flight mode: "
-        "[the action tables](../envs.md#action-spaces).",
+        "[the action tables](../envs.md#actions-are-normalised).",
         "",
         "## Observation space",
         "",
