@@ -1,7 +1,8 @@
-"""mkdocs hooks (``hooks:`` in mkdocs.yml): add the generated task pages to the site.
+"""mkdocs hooks (``hooks:`` in mkdocs.yml): add the generated pages to the site.
 
-The pages exist only in the build (nothing is written into docs/), so they always match the
-installed tasks. Their nav entries are in mkdocs.yml under "Gymnasium tasks".
+The task pages (``scripts/env_pages.py``) and the API reference (``scripts/api_pages.py``)
+exist only in the build (nothing is written into docs/), so they always match the code.
+Their nav entries are in mkdocs.yml.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from pathlib import Path
 from mkdocs.structure.files import File, Files
 
 sys.path.insert(0, str(Path(__file__).parent))
+from api_pages import all_api_pages  # noqa: E402
 from env_pages import all_pages  # noqa: E402
 
 TASK_FOLDER = "tasks"
+API_FOLDER = "api"
 
 
 def on_files(files: Files, config) -> Files:
@@ -23,4 +26,7 @@ def on_files(files: Files, config) -> Files:
                                     content=page.markdown))
         files.append(File.generated(config, f"{TASK_FOLDER}/{page.slug}.png",
                                     content=page.image_png))
+    for page in all_api_pages():
+        files.append(File.generated(config, f"{API_FOLDER}/{page.slug}.md",
+                                    content=page.markdown))
     return files

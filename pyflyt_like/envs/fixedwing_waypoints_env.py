@@ -153,7 +153,7 @@ class FixedwingWaypointsEnv(WaypointTask, FixedwingBaseEnv):
         use_yaw_targets: also match, at each target, the heading of arrival along its path.
         goal_reach_distance: reach radius [m] (default 2).
         goal_reach_angle: heading tolerance [rad] (default 0.1).
-        Others: see :class:`FixedwingBaseEnv` (defaults: dome 100 m, 120 s, 30 Hz, mode 0).
+        **options: see :class:`FixedwingBaseEnv` (defaults: dome 100 m, 120 s, 30 Hz, mode 0).
 
     Info: ``num_targets_reached``; ``env_complete`` when the last target is reached.
     When rendering, the targets not yet reached show as orange spheres of the reach radius.

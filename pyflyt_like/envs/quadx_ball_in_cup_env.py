@@ -68,7 +68,7 @@ class QuadXBallInCupEnv(QuadXBaseEnv):
             the cup elsewhere is no success yet: the episode goes on.
         goal_reach_velocity: if given, a catch counts only with the drone slower than this
             [m/s] (PyFlyt's option; default None: any speed).
-        Others: see :class:`QuadXBaseEnv` (defaults here: start (0, 0, 4) m, dome 30 m,
+        **options: see :class:`QuadXBaseEnv` (defaults here: start (0, 0, 4) m, dome 30 m,
             10 s, 30 Hz, mode 0).
     """
 

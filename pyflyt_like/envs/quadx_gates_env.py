@@ -62,8 +62,8 @@ class QuadXGatesEnv(TargetDeltasTask, QuadXBaseEnv):
 
     Args:
         num_targets: gates per course (default 5).
-        min_gate_distance, max_gate_distance: horizontal gate spacing range [m]
-            (default 1.2 to 1.6).
+        min_gate_distance: shortest horizontal spacing of two gates [m] (default 1.2).
+        max_gate_distance: longest horizontal spacing [m] (default 1.6).
         max_gate_angle: bound of the course's turns [rad] (default pi/6): each gate lies
             within this angle of the previous gate's heading and faces within it of the line
             joining them; at most pi/3.
@@ -75,12 +75,13 @@ class QuadXGatesEnv(TargetDeltasTask, QuadXBaseEnv):
         camera_resolution: (height, width) of the camera image [px] (default (64, 64)).
         flight_dome_size: dome radius [m]; None (default) for 10 m, or larger if the longest
             possible course needs it.
-        padded_target_deltas: fixed-shape "target_deltas" with a "target_mask" instead of
-            PyFlyt's Sequence (see :mod:`~pyflyt_like.envs.target_deltas`).
         drone_options: other QuadX options, including camera ones such as
             ``camera_angle_degrees`` or ``camera_FOV_degrees``; not ``use_camera``,
             ``camera_resolution`` or ``camera_fps``, which the env sets.
-        Others: see :class:`QuadXBaseEnv` (defaults here: mode 0, 10 s, 30 Hz).
+        **options: see :class:`QuadXBaseEnv` (defaults here:
+            mode 0, 10 s, 30 Hz), and ``padded_target_deltas``: fixed-shape "target_deltas"
+            with a "target_mask" instead of PyFlyt's Sequence (see
+            :mod:`~pyflyt_like.envs.target_deltas`).
 
     Info: ``num_targets_reached``; ``missed_gate`` on a step that crossed the next gate's
     plane outside its opening; ``env_complete`` when the last gate is passed.

@@ -28,7 +28,7 @@ class QuadXPoleBalanceEnv(PoleTask, QuadXBaseEnv):
     Args:
         pole_fall_ends_episode: end the episode (with -100) when the pole falls (default
             True); if False the episode goes on with the pole hanging.
-        Others: see :class:`QuadXBaseEnv` (defaults here: mode -1, dome 3 m, 20 s, 40 Hz).
+        **options: see :class:`QuadXBaseEnv` (defaults here: mode -1, dome 3 m, 20 s, 40 Hz).
     """
 
     def __init__(self, *, pole_fall_ends_episode: bool = True, flight_mode: int = -1,

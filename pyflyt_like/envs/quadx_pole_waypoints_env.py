@@ -33,7 +33,7 @@ class QuadXPoleWaypointsEnv(PoleTask, WaypointTask, QuadXBaseEnv):
         goal_reach_angle: heading tolerance [rad] (default 0.1).
         pole_fall_ends_episode: end the episode (with -100) when the pole falls (default
             False).
-        Others: see :class:`QuadXBaseEnv` (defaults here: mode -1, dome 10 m, 20 s, 40 Hz).
+        **options: see :class:`QuadXBaseEnv` (defaults here: mode -1, dome 10 m, 20 s, 40 Hz).
 
     Info: ``num_targets_reached``; ``env_complete`` when the last target is reached.
     """

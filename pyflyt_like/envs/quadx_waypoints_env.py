@@ -40,7 +40,7 @@ class QuadXWaypointsEnv(WaypointTask, QuadXBaseEnv):
         use_yaw_targets: also match a heading at each target.
         goal_reach_distance: reach radius [m] (default 0.2).
         goal_reach_angle: heading tolerance [rad] (default 0.1).
-        Others: see :class:`QuadXBaseEnv` (defaults here: dome 5 m, 10 s, 30 Hz, mode 0).
+        **options: see :class:`QuadXBaseEnv` (defaults here: dome 5 m, 10 s, 30 Hz, mode 0).
 
     Info: ``num_targets_reached``; ``env_complete`` when the last target is reached.
     """
