@@ -271,23 +271,26 @@ class Aviary(bullet_client.BulletClient):
         self.set_armed(True)
 
     def set_armed(self, settings: bool | Sequence[bool]) -> None:
-        """Arm (True) or disarm every drone, or each with a list of ``n`` bools.
+        """Arm (True) or disarm every drone, or each with a list of ``n`` flags.
 
-        A disarmed drone gets no control, physics or state updates.
+        A flag is a bool (Python or numpy) or the int 0 or 1 (Python or numpy), as PyFlyt's
+        users pass; anything else (2, 0.5, "yes", None) is refused. A disarmed drone gets no
+        control, physics or state updates.
+
+        Raises:
+            TypeError: a value that is neither a bool nor an int (e.g. ``"yes"``, ``0.5``).
+            ValueError: an int other than 0 and 1, or a list of the wrong length.
         """
-        def is_flag(value) -> bool:  # bools, and the ints 0 and 1 as PyFlyt accepts
-            return isinstance(value, (bool, np.bool_)) or (
-                isinstance(value, (int, np.integer)) and value in (0, 1))
-
-        if is_flag(settings):
-            self.armed[:] = bool(settings)
-        else:
-            values = list(settings) if isinstance(settings, (list, tuple, np.ndarray)) else None
-            if values is None or len(values) != self.num_drones or not all(
-                    is_flag(v) for v in values):
-                raise ValueError(f"settings must be a bool or {self.num_drones} bools, got "
-                                 f"{settings!r}")
-            self.armed[:] = [bool(v) for v in values]
+        if isinstance(settings, np.ndarray) and settings.ndim == 0:
+            settings = settings[()]
+        is_list = isinstance(settings, (list, tuple, np.ndarray))
+        values = list(settings) if is_list else [settings] * self.num_drones
+        bad_type = not all(isinstance(v, (bool, np.bool_, int, np.integer)) for v in values)
+        if bad_type or len(values) != self.num_drones or not all(v in (0, 1) for v in values):
+            error = TypeError if bad_type else ValueError
+            raise error(f"settings must be a bool or the int 0 or 1 (for every drone), or a "
+                        f"list of {self.num_drones} of them (one per drone), got {settings!r}")
+        self.armed[:] = [bool(v) for v in values]
         self._armed_drones = [d for d, a in zip(self.drones, self.armed) if a]
 
     # ------------------------------------------------------------------ commands

@@ -40,11 +40,13 @@ def _build(**kwargs):
     (dict(start_pos=np.zeros((0, 3)), start_orn=np.zeros((0, 3))), ValueError, "start_pos"),
     (dict(start_pos=np.array([[0.0, 0.0, np.nan]])), ValueError, "start_pos"),
     (dict(start_pos="abc"), TypeError, "start_pos"),
+    (dict(start_pos=[["0", "0", "1"]]), TypeError, r"start_pos must be a numeric array"),
+    (dict(start_orn=[["0", "0", "0"]]), TypeError, r"start_orn must be a numeric array"),
     (dict(start_orn=np.zeros((2, 3))), ValueError, "start_orn"),
     (dict(start_orn=np.zeros(3)), ValueError, "start_orn"),
     (dict(start_orn=np.array([[0.0, np.inf, 0.0]])), ValueError, "start_orn"),
-], ids=["pos-1d", "pos-4-cols", "pos-empty", "pos-nan", "pos-str", "orn-rows", "orn-1d",
-        "orn-inf"])
+], ids=["pos-1d", "pos-4-cols", "pos-empty", "pos-nan", "pos-str", "pos-digit-strs",
+        "orn-digit-strs", "orn-rows", "orn-1d", "orn-inf"])
 def test_bad_start_pose(kwargs, error, match):
     with pytest.raises(error, match=match):
         _build(**kwargs)
@@ -134,10 +136,77 @@ def test_drone_options_list_of_wrong_length():
         _build(drone_options=[{}, {}])
 
 
-@pytest.mark.parametrize("noise", [-1.0, "loud", float("nan")])
-def test_bad_noise(noise):
-    with pytest.raises(ValueError, match="noise"):
+@pytest.mark.parametrize("noise, error", [
+    (-1.0, ValueError), (-1, ValueError), (float("nan"), ValueError), (float("inf"), ValueError),
+    ("loud", TypeError), ("x", TypeError), (True, TypeError), (None, TypeError),
+])
+def test_bad_noise_is_named_as_the_user_wrote_it(noise, error):
+    # Found by this suite: noise=inf passed QuadX's check and was reported by the motors as
+    # "noise_ratio must be finite", a name the user never wrote.
+    with pytest.raises(error, match=r"^noise must be a finite number >= 0") as info:
         _build(drone_options=dict(noise=noise))
+    assert "noise_ratio" not in str(info.value)
+
+
+@pytest.mark.parametrize("options, error, match", [
+    (dict(model_dir=3), TypeError, r"model_dir must be None or the path"),
+    (dict(drone_model=3), TypeError, r"drone_model must be a non-empty string"),
+    (dict(drone_model=""), TypeError, r"drone_model must be a non-empty string"),
+    (dict(control_hz="120"), ValueError, r"control_hz must be a positive integer"),
+    (dict(control_hz=120.5), ValueError, r"control_hz must be a positive integer"),
+])
+@pytest.mark.parametrize("drone_type", ["quadx", "multirotor"])
+def test_bad_model_options_are_named(drone_type, options, error, match):
+    # Found by this suite: model_dir=3 failed inside pathlib ("expected str, bytes or
+    # os.PathLike object, not int"), and Multirotor's drone_model=3 likewise.
+    with pytest.raises(error, match=match):
+        _build(drone_type=drone_type, drone_options=options)
+
+
+def test_non_bool_flags_are_refused():
+    with pytest.raises(TypeError, match=r"use_camera must be a bool, got 'yes'"):
+        _build(drone_options=dict(use_camera="yes"))
+    with pytest.raises(TypeError, match=r"render must be a bool, got 'no'"):
+        _build(render="no")
+    with pytest.raises(TypeError, match=r"render must be a bool, got 1"):
+        _build(render=1)  # switches take bools only; 0/1 is set_armed's PyFlyt habit
+
+
+def test_numpy_scalars_are_accepted_where_numbers_are():
+    with Aviary(np.array([[0.0, 0.0, 1.0]], dtype=np.float32), np.zeros((1, 3), np.float32),
+                physics_hz=np.int64(240), world_scale=np.float32(1.0), seed=np.int64(0),
+                drone_options=dict(noise=np.float32(0.5), control_hz=np.int64(120))) as av:
+        assert av.physics_hz == 240 and type(av.physics_hz) is int
+        av.set_mode(np.int64(7))
+        av.set_setpoint(np.int64(0), [np.float32(0.5), np.float64(0.0), np.int64(0),
+                                      np.float32(1.0)])
+        av.set_all_setpoints(np.array([[0.5, 0.0, 0.0, 1.0]], dtype=np.float32))
+        av.set_armed(np.bool_(True))
+        av.step()
+        np.testing.assert_array_equal(av.drones[0].setpoint, [0.5, 0.0, 0.0, 1.0])
+
+
+def test_wind_options_without_a_wind_type_have_no_effect_and_are_refused():
+    with pytest.raises(ValueError, match=r"wind_options \['velocity'\] given with wind_type=None"):
+        _build(wind_options=dict(velocity=(1.0, 0.0, 0.0)))
+    _build(wind_options={})  # empty options are harmless
+
+
+@pytest.mark.parametrize("wind_type", [None, "constant"])
+@pytest.mark.parametrize("wind_options", [[1, 2, 3], "velocity", (("velocity", 1.0),)])
+def test_wind_options_must_be_a_dict(wind_type, wind_options):
+    with pytest.raises(TypeError, match=r"wind_options must be a dict"):
+        _build(wind_type=wind_type, wind_options=wind_options)
+
+
+def test_pathological_physics_rate_fails_fast_with_a_short_message():
+    # 10**9 + 7 is prime: no drone rate divides it. The message must not list (or search)
+    # for long; 10**18 has 361 divisors and a square root of 10**9.
+    for physics_hz in (10**9 + 7, 10**18):
+        with pytest.raises(ValueError, match=r"control_hz=120 Hz must divide physics_hz") as info:
+            _build(physics_hz=physics_hz)
+        assert len(str(info.value)) < 500, str(info.value)
+        assert str(physics_hz) in str(info.value)
 
 
 def test_unknown_wind_name():
@@ -183,6 +252,27 @@ def test_bad_setpoint(aviary, setpoint, error):
     np.testing.assert_array_equal(aviary.drones[0].setpoint, before)  # nothing half-applied
 
 
+@pytest.mark.parametrize("drone_type", ["quadx", "fixedwing", "rocket", "multirotor",
+                                        "quadplane"])
+def test_string_setpoints_are_refused_by_every_vehicle(drone_type):
+    with Aviary(ONE_POS, ONE_ORN, drone_type=drone_type, seed=0) as av:
+        drone = av.drones[0]
+        size = drone.setpoint.shape[0]
+        before = drone.setpoint.copy()
+        digits = [str(i + 1) for i in range(size)]  # ["1", "2", "3", "4"]: a typo, not numbers
+        shape = rf"\({size},\)"
+        with pytest.raises(TypeError, match=rf"setpoint must be a numeric array of shape {shape}"):
+            drone.set_setpoint(digits)
+        with pytest.raises(TypeError, match=r"setpoint must be a numeric array"):
+            av.set_setpoint(0, digits)
+        with pytest.raises(TypeError, match=r"setpoints must be a numeric array"):
+            av.set_all_setpoints([digits])
+        with pytest.raises(TypeError, match=r"setpoints must be a numeric array"):
+            av.set_all_setpoints([[1.0, "1"] + [0.0] * (size - 2)])  # one string among numbers
+        np.testing.assert_array_equal(drone.setpoint, before)
+        drone.set_setpoint(np.full(size, np.float32(0.0)))  # numpy scalars are numbers
+
+
 @pytest.mark.parametrize("setpoints", [
     np.zeros((2, 4)), np.zeros(4), np.full((1, 4), np.nan),
 ], ids=["rows", "1d", "nan"])
@@ -220,13 +310,42 @@ def test_arming_list_of_wrong_length(aviary):
         aviary.set_armed([True, False])
 
 
-@pytest.mark.parametrize("settings", [2, -1, "yes", 0.5, None, [2], [None]])
-def test_bad_arming_settings(aviary, settings):
-    with pytest.raises(ValueError, match="settings"):
+ARMING_RULE = r"settings must be a bool or the int 0 or 1 \(for every drone\), or a list of 1"
+
+
+@pytest.mark.parametrize("settings", [2, -1, np.int64(2), [2], np.array([3])])
+def test_arming_with_other_ints_is_a_value_error(aviary, settings):
+    with pytest.raises(ValueError, match=ARMING_RULE):
         aviary.set_armed(settings)
 
 
-@pytest.mark.parametrize("settings", [0, [0], np.array([False])])
+@pytest.mark.parametrize("settings", ["yes", "1", 0.5, 1.0, np.float64(0.0), None, [None],
+                                      ["yes"], np.array([1.0]), [[True]]])
+def test_arming_with_non_flags_is_a_type_error(aviary, settings):
+    with pytest.raises(TypeError, match=ARMING_RULE):
+        aviary.set_armed(settings)
+    assert aviary.armed.tolist() == [True]  # nothing half-applied
+
+
+def test_arming_rule_is_the_same_per_drone():
+    with Aviary(np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 1.0]]), np.zeros((2, 3)), seed=0) as av:
+        av.set_armed([1, np.bool_(False)])
+        assert av.armed.tolist() == [True, False]
+        av.set_armed(np.array([0, 1]))
+        assert av.armed.tolist() == [False, True]
+        av.set_armed((True, np.int8(1)))
+        assert av.armed.tolist() == [True, True]
+        av.set_armed(np.array(False))  # a 0-d array is one flag for all
+        assert av.armed.tolist() == [False, False]
+        with pytest.raises(ValueError, match="list of 2"):
+            av.set_armed([1, 2])
+        with pytest.raises(TypeError, match="list of 2"):
+            av.set_armed([1, "yes"])
+        with pytest.raises(ValueError, match="list of 2"):
+            av.set_armed([True])
+
+
+@pytest.mark.parametrize("settings", [0, [0], np.array([False]), np.int64(0), np.array([0])])
 def test_integer_arming_is_accepted_as_pyflyt_does(aviary, settings):
     # Found by this suite: set_armed(0) used to fail inside list() ("'int' object is not
     # iterable"); PyFlyt accepts 0/1 here.
@@ -258,6 +377,14 @@ def test_register_controller_errors(aviary):
         drone.register_controller(9, int, base_mode=7)
     with pytest.raises(TypeError, match="controller_constructor"):
         drone.register_controller(9, Fixed(), base_mode=7)  # an instance, not a class
+    with pytest.raises(TypeError, match=r"base_mode must be an int, got 7.0"):
+        drone.register_controller(controller_id=9, controller_constructor=Fixed, base_mode=7.0)
+    with pytest.raises(TypeError, match=r"controller_id must be an int, got 9.0"):
+        drone.register_controller(controller_id=9.0, controller_constructor=Fixed, base_mode=7)
+    with pytest.raises(TypeError, match=r"base_mode must be an int, got '7'"):
+        drone.register_controller(controller_id=9, controller_constructor=Fixed, base_mode="7")
+    assert drone.registered_controllers == {}  # nothing half-registered
+    drone.register_controller(np.int64(9), Fixed, base_mode=np.int64(7))  # numpy ints are ints
 
 
 def test_user_controller_with_a_wrong_output_shape(aviary):
