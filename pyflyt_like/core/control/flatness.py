@@ -21,12 +21,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..abstractions.pid import MAX_ERROR
 from ..utils.validation import as_float_array
 
 #: Below this thrust per mass [m/s^2] the thrust direction, hence the attitude, is undefined.
 MIN_THRUST_PER_MASS = 1e-6
 #: Below this value of |y_C x z_B| (the cosine of the roll angle) the heading is undefined.
 MIN_HEADING_COSINE = 1e-6
+#: A :class:`FlatReference` saturates its derivatives (velocity ... snap, yaw rate and yaw
+#: acceleration, SI units) at this magnitude: no vehicle follows more, and a finite but huge
+#: one (1e308) would overflow the feed-forward to inf and NaN.
+MAX_REFERENCE_DERIVATIVE = MAX_ERROR
 
 
 def hat(v: np.ndarray) -> np.ndarray:
@@ -127,6 +132,9 @@ class FlatReference:
         yaw: heading psi_d (ZYX / PyBullet Euler yaw) [rad].
         yaw_rate: psi_d' [rad/s].
         yaw_acceleration: psi_d'' [rad/s^2].
+
+    Derivatives beyond ``±MAX_REFERENCE_DERIVATIVE`` (1e9) are saturated there, entry by
+    entry, so that every finite reference gives a finite feed-forward.
     """
 
     position: np.ndarray
@@ -152,6 +160,8 @@ class FlatReference:
                 as_float_array(name, value, (3,))
             raise ValueError(f"FlatReference vectors must each be finite with shape (3,), got "
                              f"{values!r}")  # not reached: the loop raises first
+        bound = MAX_REFERENCE_DERIVATIVE
+        np.clip(stacked[1:], -bound, bound, out=stacked[1:])
         stacked.flags.writeable = False
         for name, row in zip(_VECTOR_FIELDS, stacked):
             object.__setattr__(self, name, row)
@@ -160,7 +170,10 @@ class FlatReference:
             if not (isinstance(value, (int, float)) and not isinstance(value, bool)
                     and math.isfinite(value)):
                 value = as_float_array(name, value, ())
-            object.__setattr__(self, name, float(value))
+            value = float(value)
+            if name != "yaw":
+                value = -bound if value < -bound else (bound if value > bound else value)
+            object.__setattr__(self, name, value)
 
 
 _VECTOR_FIELDS = ("position", "velocity", "acceleration", "jerk", "snap")

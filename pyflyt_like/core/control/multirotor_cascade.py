@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..abstractions.pid import PID
+from ..abstractions.pid import MAX_ERROR, PID
 
 
 class MultirotorCascade:
@@ -46,8 +46,9 @@ class MultirotorCascade:
         """Return (roll, pitch, yaw) [rad] and collective thrust [N] for [x, y, yaw, z]."""
         x, y, yaw, z = setpoint.tolist()
         target = np.array((x, y, z))
-        velocity_setpoint = np.clip(self.position_kp * (target - position),
-                                    -self.velocity_limits, self.velocity_limits)
+        error = np.clip(target - position, -MAX_ERROR, MAX_ERROR)  # 1e308 would overflow
+        velocity_setpoint = np.clip(self.position_kp * error, -self.velocity_limits,
+                                    self.velocity_limits)
         ax, ay, az = self.velocity.step_values(world_velocity.tolist(), velocity_setpoint)
         cos_yaw, sin_yaw = math.cos(yaw), math.sin(yaw)
         forward = cos_yaw * ax + sin_yaw * ay     # heading frame
