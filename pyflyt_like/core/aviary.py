@@ -301,14 +301,21 @@ class Aviary(bullet_client.BulletClient):
         return self.drones[index]
 
     def set_mode(self, flight_modes: int | Sequence[int]) -> None:
-        """Set one flight mode for all drones, or a list of ``n`` modes."""
+        """Set one flight mode for all drones, or a list of ``n`` modes (all or nothing)."""
         if not isinstance(flight_modes, (list, tuple, np.ndarray)):
             flight_modes = [flight_modes] * self.num_drones  # each drone validates its mode
         modes = list(flight_modes)
         if len(modes) != self.num_drones:
             raise ValueError(f"flight_modes must be an int or {self.num_drones} ints, got "
                              f"{flight_modes!r}")
+        valid = []
         for drone, mode in zip(self.drones, modes):
+            if isinstance(mode, (int, np.integer)) and not isinstance(mode, bool) \
+                    and mode in drone.available_modes:
+                valid.append((drone, mode))
+            else:  # before any drone has switched: raises the drone's own error
+                drone.set_mode(mode)
+        for drone, mode in valid:
             drone.set_mode(mode)
 
     def set_setpoint(self, index: int, setpoint) -> None:
@@ -316,9 +323,25 @@ class Aviary(bullet_client.BulletClient):
         self._drone(index).set_setpoint(setpoint)
 
     def set_all_setpoints(self, setpoints) -> None:
-        """Set every drone's setpoint from an (n, k) array."""
-        array = as_float_array("setpoints", setpoints, (self.num_drones, None))
-        for drone, row in zip(self.drones, array):
+        """Set every drone's setpoint: an (n, k) array, or a list of ``n`` setpoints.
+
+        A list lets a mixed fleet give each drone a setpoint of its own length. Every row is
+        checked (numbers, finite, the length the drone's mode takes) before any is applied.
+        """
+        n = self.num_drones
+        if isinstance(setpoints, (list, tuple)) and len(setpoints) == n and len(
+                {_shape_or_none(row) for row in setpoints}) > 1:  # ragged: one row per drone
+            rows = [as_float_array(f"setpoints[{i}]", row, (None,))
+                    for i, row in enumerate(setpoints)]
+        else:
+            rows = list(as_float_array("setpoints", setpoints, (n, None)))
+        for i, (drone, row) in enumerate(zip(self.drones, rows)):
+            size = np.shape(drone.setpoint)
+            if len(size) == 1 and size[0] and row.shape != size:
+                raise ValueError(f"setpoints[{i}] must have shape {size} for drone {i} "
+                                 f"({type(drone).__name__} in mode {drone.mode}), got "
+                                 f"{row.shape}")
+        for drone, row in zip(self.drones, rows):
             drone.set_setpoint(row)
 
     def set_all_propellers_rpm(self, rpms) -> None:
@@ -425,3 +448,11 @@ class Aviary(bullet_client.BulletClient):
 
     def __del__(self) -> None:
         self.close()
+
+
+def _shape_or_none(value) -> tuple[int, ...] | None:
+    """``np.shape(value)``, or ``None`` where it has none (a ragged nest of lists)."""
+    try:
+        return np.shape(value)
+    except ValueError:
+        return None

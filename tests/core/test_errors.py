@@ -281,6 +281,33 @@ def test_bad_setpoints_for_all(aviary, setpoints):
         aviary.set_all_setpoints(setpoints)
 
 
+def test_set_all_setpoints_is_all_or_nothing():
+    # Found by this suite: a wrong second row used to raise after the first drone's setpoint
+    # had been applied.
+    with Aviary(np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 1.0]]), np.zeros((2, 3)),
+                drone_type=["quadx", "rocket"], seed=0) as av:
+        before = [d.setpoint.copy() for d in av.drones]
+        with pytest.raises(ValueError, match=r"setpoints\[1\] must have shape \(7,\) for drone 1"):
+            av.set_all_setpoints(np.ones((2, 4)))
+        with pytest.raises(TypeError, match=r"setpoints\[1\] must be a numeric array"):
+            av.set_all_setpoints([np.ones(4), ["1"] * 7])
+        for drone, setpoint in zip(av.drones, before):
+            np.testing.assert_array_equal(drone.setpoint, setpoint)
+        # A mixed fleet takes one setpoint per drone, each of its own length.
+        av.set_all_setpoints([np.ones(4), np.full(7, 0.5)])
+        np.testing.assert_array_equal(av.drones[1].setpoint, np.full(7, 0.5))
+
+
+def test_set_mode_list_is_all_or_nothing():
+    with Aviary(np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 1.0]]), np.zeros((2, 3)),
+                drone_type=["quadx", "fixedwing"], seed=0) as av:
+        with pytest.raises(ValueError, match=r"mode must be one of \[-1, 0, 1\], got 7"):
+            av.set_mode([7, 7])  # 7 is a QuadX mode, not a Fixedwing one
+        assert [d.mode for d in av.drones] == [0, 0]
+        av.set_mode([7, 1])
+        assert [d.mode for d in av.drones] == [7, 1]
+
+
 @pytest.mark.parametrize("index", [1, -2, 0.0, True])
 def test_bad_drone_index(aviary, index):
     with pytest.raises(IndexError, match="index"):
