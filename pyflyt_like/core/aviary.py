@@ -90,7 +90,13 @@ class Aviary(bullet_client.BulletClient):
         self.physics_hz = check_positive_int("physics_hz", physics_hz)
         self.physics_period = 1.0 / self.physics_hz
         self.world_scale = check_positive_float("world_scale", world_scale)
+        if drone_type_mappings is not None and not isinstance(drone_type_mappings, dict):
+            raise TypeError(f"drone_type_mappings must be None or a dict of name -> DroneClass "
+                            f"subclass, got {drone_type_mappings!r}")
         for name, drone_class in (drone_type_mappings or {}).items():
+            if not isinstance(name, str):
+                raise TypeError(f"drone_type_mappings keys must be drone type names (str), got "
+                                f"{name!r}")
             if not (isinstance(drone_class, type) and issubclass(drone_class, DroneClass)):
                 raise TypeError(f"drone_type_mappings[{name!r}] must be a DroneClass subclass, "
                                 f"got {drone_class!r}")

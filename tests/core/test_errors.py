@@ -70,6 +70,16 @@ def test_drone_type_mappings_must_map_to_drone_classes(value):
         _build(drone_type="thing", drone_type_mappings={"thing": value})
 
 
+@pytest.mark.parametrize("mappings, match", [
+    ([("thing", Aviary)], r"drone_type_mappings must be None or a dict"),
+    ({3: Aviary}, r"drone_type_mappings keys must be drone type names \(str\), got 3"),
+], ids=["list", "int-key"])
+def test_drone_type_mappings_must_be_a_dict_of_names(mappings, match):
+    # Found by this suite: a list failed with "'list' object has no attribute 'items'".
+    with pytest.raises(TypeError, match=match):
+        _build(drone_type_mappings=mappings)
+
+
 def test_drone_type_mappings_reject_a_drone_instance(aviary):
     with pytest.raises((TypeError, ValueError), match="drone_type_mappings"):
         _build(drone_type="thing", drone_type_mappings={"thing": aviary.drones[0]})
