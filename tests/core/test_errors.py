@@ -173,6 +173,14 @@ def test_bad_model_options_are_named(drone_type, options, error, match):
         _build(drone_type=drone_type, drone_options=options)
 
 
+@pytest.mark.parametrize("resolution", [(10**6, 10**6), (16385, 16), (16, 10**9)])
+def test_camera_resolution_beyond_what_pybullet_renders_is_refused(resolution):
+    # Found by this suite: camera_resolution=(10**6, 10**6) crashed the process (segmentation
+    # fault in PyBullet's renderer) at the first capture.
+    with pytest.raises(ValueError, match=r"camera_resolution sides must be at most 16384 px"):
+        _build(drone_options=dict(use_camera=True, camera_resolution=resolution))
+
+
 def test_non_bool_flags_are_refused():
     with pytest.raises(TypeError, match=r"use_camera must be a bool, got 'yes'"):
         _build(drone_options=dict(use_camera="yes"))
