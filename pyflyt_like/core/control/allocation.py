@@ -60,6 +60,7 @@ class Allocator:
         self._collective = self.pseudo_inverse[:, 0]  # squared speeds per newton of thrust
         # |thrust|, |torques| reachable at most (every rotor at its limit in its favour).
         self.wrench_bound = WRENCH_SATURATION * (np.abs(self.matrix) @ self.high)
+        self._bounds = self.wrench_bound.tolist()
         if np.any(self._collective <= 0):
             raise ValueError("every rotor must contribute thrust (B^+ [1, 0, 0, 0] > 0)")
         self.saturated = False
@@ -91,8 +92,8 @@ class Allocator:
         Components beyond ``WRENCH_SATURATION`` times the reachable ones are cut to that
         bound first, so every finite wrench gives finite speeds within the limits.
         """
-        bound = self.wrench_bound
-        wrench = np.clip(wrench, -bound, bound)
+        if not all(-b <= w <= b for w, b in zip(wrench.tolist(), self._bounds)):
+            wrench = np.clip(wrench, -self.wrench_bound, self.wrench_bound)
         squared = self.pseudo_inverse @ wrench
         self.saturated = bool(np.any(squared < self.low) or np.any(squared > self.high))
         if self.saturated:

@@ -28,10 +28,10 @@ from ..utils.validation import as_float_array
 MIN_THRUST_PER_MASS = 1e-6
 #: Below this value of |y_C x z_B| (the cosine of the roll angle) the heading is undefined.
 MIN_HEADING_COSINE = 1e-6
-#: A :class:`FlatReference` saturates its derivatives (velocity ... snap, yaw rate and yaw
-#: acceleration, SI units) at this magnitude: no vehicle follows more, and a finite but huge
-#: one (1e308) would overflow the feed-forward to inf and NaN.
-MAX_REFERENCE_DERIVATIVE = MAX_ERROR
+#: A :class:`FlatReference` saturates its position and derivatives (velocity ... snap, yaw
+#: rate and yaw acceleration; SI units) at this magnitude: no vehicle flies beyond, and a
+#: finite but huge value (1e308) would overflow the controller to inf and NaN.
+MAX_REFERENCE = MAX_ERROR
 
 
 def hat(v: np.ndarray) -> np.ndarray:
@@ -133,8 +133,8 @@ class FlatReference:
         yaw_rate: psi_d' [rad/s].
         yaw_acceleration: psi_d'' [rad/s^2].
 
-    Derivatives beyond ``±MAX_REFERENCE_DERIVATIVE`` (1e9) are saturated there, entry by
-    entry, so that every finite reference gives a finite feed-forward.
+    The position and the derivatives are saturated at ``±MAX_REFERENCE`` (1e9), entry by
+    entry (the yaw angle is not), so that every finite reference gives finite commands.
     """
 
     position: np.ndarray
@@ -147,21 +147,26 @@ class FlatReference:
     yaw_acceleration: float = 0.0
 
     def __post_init__(self) -> None:
-        # One conversion and one finiteness check for all five vectors (references are built
-        # every control tick); only on failure check field by field, to name the culprit.
+        # One conversion and one check (finite, within MAX_REFERENCE) for all five vectors
+        # (references are built every control tick); only on failure check field by field, to
+        # name the culprit.
         values = [getattr(self, name) for name in _VECTOR_FIELDS]
+        largest = math.nan  # NaN propagates through max; inf is not finite
         try:
             stacked = np.array(values, dtype=np.float64)
-            valid = stacked.shape == (5, 3) and bool(np.isfinite(stacked).all())
+            if stacked.shape == (5, 3):
+                largest = float(np.abs(stacked).max())
         except (TypeError, ValueError):
-            valid = False
+            pass
+        valid = math.isfinite(largest)
         if not valid:
             for name, value in zip(_VECTOR_FIELDS, values):
                 as_float_array(name, value, (3,))
             raise ValueError(f"FlatReference vectors must each be finite with shape (3,), got "
                              f"{values!r}")  # not reached: the loop raises first
-        bound = MAX_REFERENCE_DERIVATIVE
-        np.clip(stacked[1:], -bound, bound, out=stacked[1:])
+        bound = MAX_REFERENCE
+        if largest > bound:
+            np.clip(stacked, -bound, bound, out=stacked)
         stacked.flags.writeable = False
         for name, row in zip(_VECTOR_FIELDS, stacked):
             object.__setattr__(self, name, row)

@@ -31,7 +31,6 @@ import math
 
 import numpy as np
 
-from ..abstractions.pid import MAX_ERROR
 from ..utils.validation import as_float_array, check_positive_float
 from .flatness import (
     MIN_HEADING_COSINE,
@@ -183,14 +182,9 @@ def geometric_control_law(position: np.ndarray, velocity: np.ndarray, rotation: 
 def _force(position: np.ndarray, velocity: np.ndarray, position_d: np.ndarray,
            velocity_d: np.ndarray, acceleration_d: np.ndarray, kp: np.ndarray, kv: np.ndarray,
            mass: float, gravity: float) -> np.ndarray:
-    """Commanded force F = m (p_d'' + K_p e_p + K_v e_v + g e_z) [N], world frame.
-
-    ``e_p`` and ``e_v`` are saturated at ``±MAX_ERROR`` (as :class:`PID` does), so a finite
-    but huge setpoint (1e308) commands a huge, finite force instead of inf.
-    """
-    e_p = np.clip(position_d - position, -MAX_ERROR, MAX_ERROR)
-    e_v = np.clip(velocity_d - velocity, -MAX_ERROR, MAX_ERROR)
-    return mass * (acceleration_d + kp * e_p + kv * e_v + gravity * _E_Z)
+    """Commanded force F = m (p_d'' + K_p e_p + K_v e_v + g e_z) [N], world frame."""
+    return mass * (acceleration_d + kp * (position_d - position) + kv * (velocity_d - velocity)
+                   + gravity * _E_Z)
 
 
 def commanded_attitude(force: np.ndarray, yaw: float, rotation: np.ndarray,

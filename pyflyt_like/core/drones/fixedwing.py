@@ -109,7 +109,7 @@ class Fixedwing(ModalDrone):
             return
         # Clipped to their range before mixing: mixing huge commands (1e308) by a model's
         # mixer could overflow, and inf - inf is NaN.
-        rpy = (np.clip(setpoint[:3], -1.0, 1.0) if mode == 0
+        rpy = (np.array([min(max(v, -1.0), 1.0) for v in setpoint[:3].tolist()]) if mode == 0
                else np.array(self.attitude.step(setpoint, self.state)))
         self.surface_command[:] = self.mixer @ rpy
         self.thrust_command[0] = min(max(setpoint[3], 0.0), 1.0)
