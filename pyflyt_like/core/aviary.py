@@ -90,7 +90,13 @@ class Aviary(bullet_client.BulletClient):
         self.physics_hz = check_positive_int("physics_hz", physics_hz)
         self.physics_period = 1.0 / self.physics_hz
         self.world_scale = check_positive_float("world_scale", world_scale)
+        if drone_type_mappings is not None and not isinstance(drone_type_mappings, dict):
+            raise TypeError(f"drone_type_mappings must be None or a dict of name -> DroneClass "
+                            f"subclass, got {drone_type_mappings!r}")
         for name, drone_class in (drone_type_mappings or {}).items():
+            if not isinstance(name, str):
+                raise TypeError(f"drone_type_mappings keys must be drone type names (str), got "
+                                f"{name!r}")
             if not (isinstance(drone_class, type) and issubclass(drone_class, DroneClass)):
                 raise TypeError(f"drone_type_mappings[{name!r}] must be a DroneClass subclass, "
                                 f"got {drone_class!r}")
@@ -276,23 +282,26 @@ class Aviary(bullet_client.BulletClient):
         self.set_armed(True)
 
     def set_armed(self, settings: bool | Sequence[bool]) -> None:
-        """Arm (True) or disarm every drone, or each with a list of ``n`` bools.
+        """Arm (True) or disarm every drone, or each with a list of ``n`` flags.
 
-        A disarmed drone gets no control, physics or state updates.
+        A flag is a bool (Python or numpy) or the int 0 or 1 (Python or numpy), as PyFlyt's
+        users pass; anything else (2, 0.5, "yes", None) is refused. A disarmed drone gets no
+        control, physics or state updates.
+
+        Raises:
+            TypeError: a value that is neither a bool nor an int (e.g. ``"yes"``, ``0.5``).
+            ValueError: an int other than 0 and 1, or a list of the wrong length.
         """
-        def is_flag(value) -> bool:  # bools, and the ints 0 and 1 as PyFlyt accepts
-            return isinstance(value, (bool, np.bool_)) or (
-                isinstance(value, (int, np.integer)) and value in (0, 1))
-
-        if is_flag(settings):
-            self.armed[:] = bool(settings)
-        else:
-            values = list(settings) if isinstance(settings, (list, tuple, np.ndarray)) else None
-            if values is None or len(values) != self.num_drones or not all(
-                    is_flag(v) for v in values):
-                raise ValueError(f"settings must be a bool (or 0/1), or a list of "
-                                 f"{self.num_drones} of them (one per drone), got {settings!r}")
-            self.armed[:] = [bool(v) for v in values]
+        if isinstance(settings, np.ndarray) and settings.ndim == 0:
+            settings = settings[()]
+        is_list = isinstance(settings, (list, tuple, np.ndarray))
+        values = list(settings) if is_list else [settings] * self.num_drones
+        bad_type = not all(isinstance(v, (bool, np.bool_, int, np.integer)) for v in values)
+        if bad_type or len(values) != self.num_drones or not all(v in (0, 1) for v in values):
+            error = TypeError if bad_type else ValueError
+            raise error(f"settings must be a bool or the int 0 or 1 (for every drone), or a "
+                        f"list of {self.num_drones} of them (one per drone), got {settings!r}")
+        self.armed[:] = [bool(v) for v in values]
         self._armed_drones = [d for d, a in zip(self.drones, self.armed) if a]
 
     # ------------------------------------------------------------------ commands
@@ -303,14 +312,21 @@ class Aviary(bullet_client.BulletClient):
         return self.drones[index]
 
     def set_mode(self, flight_modes: int | Sequence[int]) -> None:
-        """Set one flight mode for all drones, or a list of ``n`` modes."""
+        """Set one flight mode for all drones, or a list of ``n`` modes (all or nothing)."""
         if not isinstance(flight_modes, (list, tuple, np.ndarray)):
             flight_modes = [flight_modes] * self.num_drones  # each drone validates its mode
         modes = list(flight_modes)
         if len(modes) != self.num_drones:
             raise ValueError(f"flight_modes must be an int or {self.num_drones} ints, got "
                              f"{flight_modes!r}")
+        valid = []
         for drone, mode in zip(self.drones, modes):
+            if isinstance(mode, (int, np.integer)) and not isinstance(mode, bool) \
+                    and mode in drone.available_modes:
+                valid.append((drone, mode))
+            else:  # before any drone has switched: raises the drone's own error
+                drone.set_mode(mode)
+        for drone, mode in valid:
             drone.set_mode(mode)
 
     def set_setpoint(self, index: int, setpoint) -> None:
@@ -318,9 +334,25 @@ class Aviary(bullet_client.BulletClient):
         self._drone(index).set_setpoint(setpoint)
 
     def set_all_setpoints(self, setpoints) -> None:
-        """Set every drone's setpoint from an (n, k) array."""
-        array = as_float_array("setpoints", setpoints, (self.num_drones, None))
-        for drone, row in zip(self.drones, array):
+        """Set every drone's setpoint: an (n, k) array, or a list of ``n`` setpoints.
+
+        A list lets a mixed fleet give each drone a setpoint of its own length. Every row is
+        checked (numbers, finite, the length the drone's mode takes) before any is applied.
+        """
+        n = self.num_drones
+        if isinstance(setpoints, (list, tuple)) and len(setpoints) == n and len(
+                {_shape_or_none(row) for row in setpoints}) > 1:  # ragged: one row per drone
+            rows = [as_float_array(f"setpoints[{i}]", row, (None,))
+                    for i, row in enumerate(setpoints)]
+        else:
+            rows = list(as_float_array("setpoints", setpoints, (n, None)))
+        for i, (drone, row) in enumerate(zip(self.drones, rows)):
+            size = np.shape(drone.setpoint)
+            if len(size) == 1 and size[0] and row.shape != size:
+                raise ValueError(f"setpoints[{i}] must have shape {size} for drone {i} "
+                                 f"({type(drone).__name__} in mode {drone.mode}), got "
+                                 f"{row.shape}")
+        for drone, row in zip(self.drones, rows):
             drone.set_setpoint(row)
 
     def set_all_propellers_rpm(self, rpms) -> None:
@@ -427,3 +459,11 @@ class Aviary(bullet_client.BulletClient):
 
     def __del__(self) -> None:
         self.close()
+
+
+def _shape_or_none(value) -> tuple[int, ...] | None:
+    """``np.shape(value)``, or ``None`` where it has none (a ragged nest of lists)."""
+    try:
+        return np.shape(value)
+    except ValueError:
+        return None

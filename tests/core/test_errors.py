@@ -40,11 +40,13 @@ def _build(**kwargs):
     (dict(start_pos=np.zeros((0, 3)), start_orn=np.zeros((0, 3))), ValueError, "start_pos"),
     (dict(start_pos=np.array([[0.0, 0.0, np.nan]])), ValueError, "start_pos"),
     (dict(start_pos="abc"), TypeError, "start_pos"),
+    (dict(start_pos=[["0", "0", "1"]]), TypeError, r"start_pos must be a numeric array"),
+    (dict(start_orn=[["0", "0", "0"]]), TypeError, r"start_orn must be a numeric array"),
     (dict(start_orn=np.zeros((2, 3))), ValueError, "start_orn"),
     (dict(start_orn=np.zeros(3)), ValueError, "start_orn"),
     (dict(start_orn=np.array([[0.0, np.inf, 0.0]])), ValueError, "start_orn"),
-], ids=["pos-1d", "pos-4-cols", "pos-empty", "pos-nan", "pos-str", "orn-rows", "orn-1d",
-        "orn-inf"])
+], ids=["pos-1d", "pos-4-cols", "pos-empty", "pos-nan", "pos-str", "pos-digit-strs",
+        "orn-digit-strs", "orn-rows", "orn-1d", "orn-inf"])
 def test_bad_start_pose(kwargs, error, match):
     with pytest.raises(error, match=match):
         _build(**kwargs)
@@ -66,6 +68,16 @@ def test_drone_type_mappings_must_map_to_drone_classes(value):
     # with an unrelated TypeError.
     with pytest.raises((TypeError, ValueError), match="drone_type_mappings"):
         _build(drone_type="thing", drone_type_mappings={"thing": value})
+
+
+@pytest.mark.parametrize("mappings, match", [
+    ([("thing", Aviary)], r"drone_type_mappings must be None or a dict"),
+    ({3: Aviary}, r"drone_type_mappings keys must be drone type names \(str\), got 3"),
+], ids=["list", "int-key"])
+def test_drone_type_mappings_must_be_a_dict_of_names(mappings, match):
+    # Found by this suite: a list failed with "'list' object has no attribute 'items'".
+    with pytest.raises(TypeError, match=match):
+        _build(drone_type_mappings=mappings)
 
 
 def test_drone_type_mappings_reject_a_drone_instance(aviary):
@@ -134,11 +146,85 @@ def test_drone_options_list_of_wrong_length():
         _build(drone_options=[{}, {}])
 
 
-@pytest.mark.parametrize("noise, error", [(-1.0, ValueError), ("loud", TypeError),
-                                          (float("nan"), ValueError), (float("inf"), ValueError)])
-def test_bad_noise_is_reported_under_its_own_name(noise, error):
-    with pytest.raises(error, match=r"^noise must be a finite number"):
+@pytest.mark.parametrize("noise, error", [
+    (-1.0, ValueError), (-1, ValueError), (float("nan"), ValueError), (float("inf"), ValueError),
+    ("loud", TypeError), ("x", TypeError), (True, TypeError), (None, TypeError),
+])
+def test_bad_noise_is_named_as_the_user_wrote_it(noise, error):
+    # Found by this suite: noise=inf passed QuadX's check and was reported by the motors as
+    # "noise_ratio must be finite", a name the user never wrote.
+    with pytest.raises(error, match=r"^noise must be a finite number >= 0") as info:
         _build(drone_options=dict(noise=noise))
+    assert "noise_ratio" not in str(info.value)
+
+
+@pytest.mark.parametrize("options, error, match", [
+    (dict(model_dir=3), TypeError, r"model_dir must be None or the path"),
+    (dict(drone_model=3), TypeError, r"drone_model must be a non-empty string"),
+    (dict(drone_model=""), TypeError, r"drone_model must be a non-empty string"),
+    (dict(control_hz="120"), ValueError, r"control_hz must be a positive integer"),
+    (dict(control_hz=120.5), ValueError, r"control_hz must be a positive integer"),
+])
+@pytest.mark.parametrize("drone_type", ["quadx", "multirotor"])
+def test_bad_model_options_are_named(drone_type, options, error, match):
+    # Found by this suite: model_dir=3 failed inside pathlib ("expected str, bytes or
+    # os.PathLike object, not int"), and Multirotor's drone_model=3 likewise.
+    with pytest.raises(error, match=match):
+        _build(drone_type=drone_type, drone_options=options)
+
+
+@pytest.mark.parametrize("resolution", [(10**6, 10**6), (16385, 16), (16, 10**9)])
+def test_camera_resolution_beyond_what_pybullet_renders_is_refused(resolution):
+    # Found by this suite: camera_resolution=(10**6, 10**6) crashed the process (segmentation
+    # fault in PyBullet's renderer) at the first capture.
+    with pytest.raises(ValueError, match=r"camera_resolution sides must be at most 16384 px"):
+        _build(drone_options=dict(use_camera=True, camera_resolution=resolution))
+
+
+def test_non_bool_flags_are_refused():
+    with pytest.raises(TypeError, match=r"use_camera must be a bool, got 'yes'"):
+        _build(drone_options=dict(use_camera="yes"))
+    with pytest.raises(TypeError, match=r"render must be a bool, got 'no'"):
+        _build(render="no")
+    with pytest.raises(TypeError, match=r"render must be a bool, got 1"):
+        _build(render=1)  # switches take bools only; 0/1 is set_armed's PyFlyt habit
+
+
+def test_numpy_scalars_are_accepted_where_numbers_are():
+    with Aviary(np.array([[0.0, 0.0, 1.0]], dtype=np.float32), np.zeros((1, 3), np.float32),
+                physics_hz=np.int64(240), world_scale=np.float32(1.0), seed=np.int64(0),
+                drone_options=dict(noise=np.float32(0.5), control_hz=np.int64(120))) as av:
+        assert av.physics_hz == 240 and type(av.physics_hz) is int
+        av.set_mode(np.int64(7))
+        av.set_setpoint(np.int64(0), [np.float32(0.5), np.float64(0.0), np.int64(0),
+                                      np.float32(1.0)])
+        av.set_all_setpoints(np.array([[0.5, 0.0, 0.0, 1.0]], dtype=np.float32))
+        av.set_armed(np.bool_(True))
+        av.step()
+        np.testing.assert_array_equal(av.drones[0].setpoint, [0.5, 0.0, 0.0, 1.0])
+
+
+def test_wind_options_without_a_wind_type_have_no_effect_and_are_refused():
+    with pytest.raises(ValueError, match=r"wind_options \['velocity'\] given with wind_type=None"):
+        _build(wind_options=dict(velocity=(1.0, 0.0, 0.0)))
+    _build(wind_options={})  # empty options are harmless
+
+
+@pytest.mark.parametrize("wind_type", [None, "constant"])
+@pytest.mark.parametrize("wind_options", [[1, 2, 3], "velocity", (("velocity", 1.0),)])
+def test_wind_options_must_be_a_dict(wind_type, wind_options):
+    with pytest.raises(TypeError, match=r"wind_options must be a dict"):
+        _build(wind_type=wind_type, wind_options=wind_options)
+
+
+def test_pathological_physics_rate_fails_fast_with_a_short_message():
+    # 10**9 + 7 is prime: no drone rate divides it. The message must not list (or search)
+    # for long; 10**18 has 361 divisors and a square root of 10**9.
+    for physics_hz in (10**9 + 7, 10**18):
+        with pytest.raises(ValueError, match=r"control_hz=120 Hz must divide physics_hz") as info:
+            _build(physics_hz=physics_hz)
+        assert len(str(info.value)) < 500, str(info.value)
+        assert str(physics_hz) in str(info.value)
 
 
 def test_unknown_wind_name():
@@ -184,12 +270,60 @@ def test_bad_setpoint(aviary, setpoint, error):
     np.testing.assert_array_equal(aviary.drones[0].setpoint, before)  # nothing half-applied
 
 
+@pytest.mark.parametrize("drone_type", ["quadx", "fixedwing", "rocket", "multirotor",
+                                        "quadplane"])
+def test_string_setpoints_are_refused_by_every_vehicle(drone_type):
+    with Aviary(ONE_POS, ONE_ORN, drone_type=drone_type, seed=0) as av:
+        drone = av.drones[0]
+        size = drone.setpoint.shape[0]
+        before = drone.setpoint.copy()
+        digits = [str(i + 1) for i in range(size)]  # ["1", "2", "3", "4"]: a typo, not numbers
+        shape = rf"\({size},\)"
+        with pytest.raises(TypeError, match=rf"setpoint must be a numeric array of shape {shape}"):
+            drone.set_setpoint(digits)
+        with pytest.raises(TypeError, match=r"setpoint must be a numeric array"):
+            av.set_setpoint(0, digits)
+        with pytest.raises(TypeError, match=r"setpoints must be a numeric array"):
+            av.set_all_setpoints([digits])
+        with pytest.raises(TypeError, match=r"setpoints must be a numeric array"):
+            av.set_all_setpoints([[1.0, "1"] + [0.0] * (size - 2)])  # one string among numbers
+        np.testing.assert_array_equal(drone.setpoint, before)
+        drone.set_setpoint(np.full(size, np.float32(0.0)))  # numpy scalars are numbers
+
+
 @pytest.mark.parametrize("setpoints", [
     np.zeros((2, 4)), np.zeros(4), np.full((1, 4), np.nan),
 ], ids=["rows", "1d", "nan"])
 def test_bad_setpoints_for_all(aviary, setpoints):
     with pytest.raises(ValueError, match="setpoints"):
         aviary.set_all_setpoints(setpoints)
+
+
+def test_set_all_setpoints_is_all_or_nothing():
+    # Found by this suite: a wrong second row used to raise after the first drone's setpoint
+    # had been applied.
+    with Aviary(np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 1.0]]), np.zeros((2, 3)),
+                drone_type=["quadx", "rocket"], seed=0) as av:
+        before = [d.setpoint.copy() for d in av.drones]
+        with pytest.raises(ValueError, match=r"setpoints\[1\] must have shape \(7,\) for drone 1"):
+            av.set_all_setpoints(np.ones((2, 4)))
+        with pytest.raises(TypeError, match=r"setpoints\[1\] must be a numeric array"):
+            av.set_all_setpoints([np.ones(4), ["1"] * 7])
+        for drone, setpoint in zip(av.drones, before):
+            np.testing.assert_array_equal(drone.setpoint, setpoint)
+        # A mixed fleet takes one setpoint per drone, each of its own length.
+        av.set_all_setpoints([np.ones(4), np.full(7, 0.5)])
+        np.testing.assert_array_equal(av.drones[1].setpoint, np.full(7, 0.5))
+
+
+def test_set_mode_list_is_all_or_nothing():
+    with Aviary(np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 1.0]]), np.zeros((2, 3)),
+                drone_type=["quadx", "fixedwing"], seed=0) as av:
+        with pytest.raises(ValueError, match=r"mode must be one of \[-1, 0, 1\], got 7"):
+            av.set_mode([7, 7])  # 7 is a QuadX mode, not a Fixedwing one
+        assert [d.mode for d in av.drones] == [0, 0]
+        av.set_mode([7, 1])
+        assert [d.mode for d in av.drones] == [7, 1]
 
 
 @pytest.mark.parametrize("index", [1, -2, 0.0, True])
@@ -221,13 +355,42 @@ def test_arming_list_of_wrong_length(aviary):
         aviary.set_armed([True, False])
 
 
-@pytest.mark.parametrize("settings", [2, -1, "yes", 0.5, None, [2], [None]])
-def test_bad_arming_settings(aviary, settings):
-    with pytest.raises(ValueError, match="settings"):
+ARMING_RULE = r"settings must be a bool or the int 0 or 1 \(for every drone\), or a list of 1"
+
+
+@pytest.mark.parametrize("settings", [2, -1, np.int64(2), [2], np.array([3])])
+def test_arming_with_other_ints_is_a_value_error(aviary, settings):
+    with pytest.raises(ValueError, match=ARMING_RULE):
         aviary.set_armed(settings)
 
 
-@pytest.mark.parametrize("settings", [0, [0], np.array([False])])
+@pytest.mark.parametrize("settings", ["yes", "1", 0.5, 1.0, np.float64(0.0), None, [None],
+                                      ["yes"], np.array([1.0]), [[True]]])
+def test_arming_with_non_flags_is_a_type_error(aviary, settings):
+    with pytest.raises(TypeError, match=ARMING_RULE):
+        aviary.set_armed(settings)
+    assert aviary.armed.tolist() == [True]  # nothing half-applied
+
+
+def test_arming_rule_is_the_same_per_drone():
+    with Aviary(np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 1.0]]), np.zeros((2, 3)), seed=0) as av:
+        av.set_armed([1, np.bool_(False)])
+        assert av.armed.tolist() == [True, False]
+        av.set_armed(np.array([0, 1]))
+        assert av.armed.tolist() == [False, True]
+        av.set_armed((True, np.int8(1)))
+        assert av.armed.tolist() == [True, True]
+        av.set_armed(np.array(False))  # a 0-d array is one flag for all
+        assert av.armed.tolist() == [False, False]
+        with pytest.raises(ValueError, match="list of 2"):
+            av.set_armed([1, 2])
+        with pytest.raises(TypeError, match="list of 2"):
+            av.set_armed([1, "yes"])
+        with pytest.raises(ValueError, match="list of 2"):
+            av.set_armed([True])
+
+
+@pytest.mark.parametrize("settings", [0, [0], np.array([False]), np.int64(0), np.array([0])])
 def test_integer_arming_is_accepted_as_pyflyt_does(aviary, settings):
     # Found by this suite: set_armed(0) used to fail inside list() ("'int' object is not
     # iterable"); PyFlyt accepts 0/1 here.
@@ -259,6 +422,14 @@ def test_register_controller_errors(aviary):
         drone.register_controller(9, int, base_mode=7)
     with pytest.raises(TypeError, match="controller_constructor"):
         drone.register_controller(9, Fixed(), base_mode=7)  # an instance, not a class
+    with pytest.raises(TypeError, match=r"base_mode must be an int, got 7.0"):
+        drone.register_controller(controller_id=9, controller_constructor=Fixed, base_mode=7.0)
+    with pytest.raises(TypeError, match=r"controller_id must be an int, got 9.0"):
+        drone.register_controller(controller_id=9.0, controller_constructor=Fixed, base_mode=7)
+    with pytest.raises(TypeError, match=r"base_mode must be an int, got '7'"):
+        drone.register_controller(controller_id=9, controller_constructor=Fixed, base_mode="7")
+    assert drone.registered_controllers == {}  # nothing half-registered
+    drone.register_controller(np.int64(9), Fixed, base_mode=np.int64(7))  # numpy ints are ints
 
 
 def test_user_controller_with_a_wrong_output_shape(aviary):
@@ -394,49 +565,9 @@ def test_log_profile_wind_passes_the_probe(aviary):
 
 # ------------------------------------------------------------------ what PyFlyt users type
 @pytest.mark.parametrize("kwargs, error, match", [
-    (dict(start_pos=[["0", "0", "1"]]), TypeError, "start_pos must be a numeric array"),
-    (dict(start_orn=[["0", "0", "0"]]), TypeError, "start_orn must be a numeric array"),
     (dict(start_pos=[[True, False, True]]), TypeError, "start_pos must be a numeric array"),
-    (dict(render="no"), TypeError, "render must be a bool"),
-    (dict(render=1), TypeError, "render must be a bool"),
-    (dict(drone_options=dict(use_camera="yes")), TypeError, "use_camera must be a bool"),
-    (dict(wind_options=dict(velocity=[1.0, 0.0, 0.0])), ValueError,
-     "wind_options .* given with wind_type=None"),
-    (dict(wind_type="constant", wind_options=[1, 2, 3]), TypeError, "wind_options must be a dict"),
     (dict(world_scale="1"), TypeError, "world_scale"),
-], ids=["pos-strings", "orn-strings", "pos-bools", "render-str", "render-int", "camera-str",
-        "wind-options-unused", "wind-options-list", "scale-str"])
+], ids=["pos-bools", "scale-str"])
 def test_pyflyt_user_mistakes_are_named(kwargs, error, match):
     with pytest.raises(error, match=match):
         _build(**kwargs)
-
-
-def test_numpy_scalars_are_numbers():
-    with Aviary(ONE_POS.astype(np.float32), ONE_ORN, physics_hz=np.int64(240),
-                world_scale=np.float32(1.0), seed=np.uint8(3),
-                drone_options=dict(noise=np.float32(0.5), control_hz=np.int32(120))) as env:
-        env.set_mode(np.int64(7))
-        env.set_setpoint(np.int64(0), np.array([0.5, 0.0, 0.0, 1.0], dtype=np.float32))
-        for _ in range(120):
-            env.step()
-        assert env.state(0)[3][0] > 0.1  # flew toward x = 0.5 m
-
-
-@pytest.mark.parametrize("setpoint", [["1", "2", "3", "4"], "abcd", [1.0, None, 0.0, 1.0]])
-def test_string_setpoints_are_refused_not_parsed(aviary, setpoint):
-    with pytest.raises(TypeError, match="setpoint must be a numeric array of shape"):
-        aviary.set_setpoint(0, setpoint)
-    with pytest.raises(TypeError, match="setpoints must be a numeric array"):
-        aviary.set_all_setpoints([setpoint])
-
-
-def test_physics_rate_with_a_huge_prime_fails_fast_with_a_short_message():
-    with pytest.raises(ValueError, match="must divide physics_hz") as caught:
-        _build(physics_hz=10**9 + 7)
-    assert len(str(caught.value)) < 300  # the divisors are summarised, not listed
-
-
-@pytest.mark.parametrize("base_mode", [7.0, "7", True, None])
-def test_register_controller_wants_an_int_base_mode(aviary, base_mode):
-    with pytest.raises(TypeError, match="base_mode must be an int"):
-        aviary.drones[0].register_controller(9, Fixed, base_mode=base_mode)

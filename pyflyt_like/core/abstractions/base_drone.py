@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 from pathlib import Path
 from pprint import pprint
@@ -59,6 +60,11 @@ class DroneClass(ABC):
         self.start_pos = as_float_array("start_pos", start_pos, (3,))
         start_euler = as_float_array("start_orn", start_orn, (3,))
         self.start_orn: tuple[float, ...] = pybullet.getQuaternionFromEuler(start_euler.tolist())
+        if not isinstance(drone_model, str) or not drone_model:
+            raise TypeError(f"drone_model must be a non-empty string, got {drone_model!r}")
+        if model_dir is not None and not isinstance(model_dir, (str, os.PathLike)):
+            raise TypeError(f"model_dir must be None or the path (str or os.PathLike) of a "
+                            f"folder of model folders, got {model_dir!r}")
         self.drone_model = drone_model
         self.drone_path, self.param_path = self.resolve_model(drone_model, model_dir)
         self.params: dict[str, Any] = (load_yaml(self.param_path) if self.param_path.is_file()

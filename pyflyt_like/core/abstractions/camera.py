@@ -25,6 +25,9 @@ DEFAULT_FAR = 255.0  # m, far clipping plane
 TRACKING_DISTANCE_PER_SIZE = 3.0  # automatic chase distance, in body bounding-box diagonals
 MIN_TRACKING_DISTANCE = 0.3  # m, floor of the automatic chase distance
 _LEVEL_EPS = 1e-9  # below this horizontal norm a forward axis has no defined heading
+# Largest image side [px]. PyBullet sizes its buffers with 32-bit ints: 16384 x 16384 renders
+# (slowly), while a larger image overflows them and crashes the process (1e6 x 1e6 did).
+MAX_RESOLUTION = 16384
 
 
 def capture_period_steps(physics_hz: int, camera_fps: int) -> int:
@@ -81,7 +84,8 @@ class Camera:
             of view is ``2 atan(width / height * tan(fov / 2))``.
         camera_angle_degrees: upward tilt of the FPV view from the forward axis [deg], in
             [-90, 90]; -90 looks straight down, 90 straight up.
-        camera_resolution: (height, width) of the images [px], positive ints.
+        camera_resolution: (height, width) of the images [px], positive ints, at most
+            ``MAX_RESOLUTION`` (16384) each.
         camera_position_offset: (3,) mount point relative to the link origin, in the link's
             (body) frame [m].
         is_tracking_camera: third-person chase view instead of FPV.
@@ -357,6 +361,9 @@ def _check_resolution(resolution: object) -> tuple[int, int]:
                          f"{len(resolution)} values: {resolution!r}")
     height = check_positive_int("camera_resolution[0] (height)", resolution[0])
     width = check_positive_int("camera_resolution[1] (width)", resolution[1])
+    if max(height, width) > MAX_RESOLUTION:
+        raise ValueError(f"camera_resolution sides must be at most {MAX_RESOLUTION} px (larger "
+                         f"images overflow PyBullet's renderer), got {(height, width)}")
     return height, width
 
 

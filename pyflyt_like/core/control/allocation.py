@@ -23,6 +23,10 @@ from __future__ import annotations
 import numpy as np
 
 BISECTION_STEPS = 40  # halvings of the torque scale: resolution 1e-12
+# A wrench component beyond this many times what the rotors can produce is cut to it before
+# allocating: such a command saturates anyway, and a finite but huge one (1e308) would
+# overflow B^+ w to inf and inf - inf to NaN.
+WRENCH_SATURATION = 1e6
 
 
 def actuation_matrix(positions: np.ndarray, spins: np.ndarray, kf: np.ndarray,
@@ -54,6 +58,9 @@ class Allocator:
         self.low = np.asarray(min_speed, dtype=float) ** 2
         self.high = np.asarray(max_speed, dtype=float) ** 2
         self._collective = self.pseudo_inverse[:, 0]  # squared speeds per newton of thrust
+        # |thrust|, |torques| reachable at most (every rotor at its limit in its favour).
+        self.wrench_bound = WRENCH_SATURATION * (np.abs(self.matrix) @ self.high)
+        self._bounds = self.wrench_bound.tolist()
         if np.any(self._collective <= 0):
             raise ValueError("every rotor must contribute thrust (B^+ [1, 0, 0, 0] > 0)")
         self.saturated = False
@@ -80,7 +87,13 @@ class Allocator:
         return low
 
     def allocate(self, wrench: np.ndarray) -> np.ndarray:
-        """Return (n,) rotor speeds for ``wrench`` = [thrust N, tau_x, tau_y, tau_z N m]."""
+        """Return (n,) rotor speeds for ``wrench`` = [thrust N, tau_x, tau_y, tau_z N m].
+
+        Components beyond ``WRENCH_SATURATION`` times the reachable ones are cut to that
+        bound first, so every finite wrench gives finite speeds within the limits.
+        """
+        if not all(-b <= w <= b for w, b in zip(wrench.tolist(), self._bounds)):
+            wrench = np.clip(wrench, -self.wrench_bound, self.wrench_bound)
         squared = self.pseudo_inverse @ wrench
         self.saturated = bool(np.any(squared < self.low) or np.any(squared > self.high))
         if self.saturated:

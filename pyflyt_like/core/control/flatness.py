@@ -21,12 +21,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..abstractions.pid import MAX_ERROR
 from ..utils.validation import as_float_array
 
 #: Below this thrust per mass [m/s^2] the thrust direction, hence the attitude, is undefined.
 MIN_THRUST_PER_MASS = 1e-6
 #: Below this value of |y_C x z_B| (the cosine of the roll angle) the heading is undefined.
 MIN_HEADING_COSINE = 1e-6
+#: A :class:`FlatReference` saturates its position and derivatives (velocity ... snap, yaw
+#: rate and yaw acceleration; SI units) at this magnitude: no vehicle flies beyond, and a
+#: finite but huge value (1e308) would overflow the controller to inf and NaN.
+MAX_REFERENCE = MAX_ERROR
 
 
 def hat(v: np.ndarray) -> np.ndarray:
@@ -127,6 +132,9 @@ class FlatReference:
         yaw: heading psi_d (ZYX / PyBullet Euler yaw) [rad].
         yaw_rate: psi_d' [rad/s].
         yaw_acceleration: psi_d'' [rad/s^2].
+
+    The position and the derivatives are saturated at ``±MAX_REFERENCE`` (1e9), entry by
+    entry (the yaw angle is not), so that every finite reference gives finite commands.
     """
 
     position: np.ndarray
@@ -139,19 +147,26 @@ class FlatReference:
     yaw_acceleration: float = 0.0
 
     def __post_init__(self) -> None:
-        # One conversion and one finiteness check for all five vectors (references are built
-        # every control tick); only on failure check field by field, to name the culprit.
+        # One conversion and one check (finite, within MAX_REFERENCE) for all five vectors
+        # (references are built every control tick); only on failure check field by field, to
+        # name the culprit.
         values = [getattr(self, name) for name in _VECTOR_FIELDS]
+        largest = math.nan  # NaN propagates through max; inf is not finite
         try:
             stacked = np.array(values, dtype=np.float64)
-            valid = stacked.shape == (5, 3) and bool(np.isfinite(stacked).all())
+            if stacked.shape == (5, 3):
+                largest = float(np.abs(stacked).max())
         except (TypeError, ValueError):
-            valid = False
+            pass
+        valid = math.isfinite(largest)
         if not valid:
             for name, value in zip(_VECTOR_FIELDS, values):
                 as_float_array(name, value, (3,))
             raise ValueError(f"FlatReference vectors must each be finite with shape (3,), got "
                              f"{values!r}")  # not reached: the loop raises first
+        bound = MAX_REFERENCE
+        if largest > bound:
+            np.clip(stacked, -bound, bound, out=stacked)
         stacked.flags.writeable = False
         for name, row in zip(_VECTOR_FIELDS, stacked):
             object.__setattr__(self, name, row)
@@ -160,7 +175,10 @@ class FlatReference:
             if not (isinstance(value, (int, float)) and not isinstance(value, bool)
                     and math.isfinite(value)):
                 value = as_float_array(name, value, ())
-            object.__setattr__(self, name, float(value))
+            value = float(value)
+            if name != "yaw":
+                value = -bound if value < -bound else (bound if value > bound else value)
+            object.__setattr__(self, name, value)
 
 
 _VECTOR_FIELDS = ("position", "velocity", "acceleration", "jerk", "snap")

@@ -44,10 +44,10 @@ class MultirotorCascade:
     def step(self, setpoint: np.ndarray, position: np.ndarray, world_velocity: np.ndarray
              ) -> tuple[np.ndarray, float]:
         """Return (roll, pitch, yaw) [rad] and collective thrust [N] for [x, y, yaw, z]."""
+        # A target beyond MAX_ERROR (1e308) would overflow kp * (target - position).
         x, y, yaw, z = setpoint.tolist()
-        target = np.array((x, y, z))
-        error = np.clip(target - position, -MAX_ERROR, MAX_ERROR)  # 1e308 m would overflow
-        velocity_setpoint = np.clip(self.position_kp * error,
+        target = np.array([min(max(v, -MAX_ERROR), MAX_ERROR) for v in (x, y, z)])
+        velocity_setpoint = np.clip(self.position_kp * (target - position),
                                     -self.velocity_limits, self.velocity_limits)
         ax, ay, az = self.velocity.step_values(world_velocity.tolist(), velocity_setpoint)
         cos_yaw, sin_yaw = math.cos(yaw), math.sin(yaw)

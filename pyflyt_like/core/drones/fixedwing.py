@@ -108,10 +108,13 @@ class Fixedwing(ModalDrone):
 
     def control(self, mode: int, setpoint: np.ndarray) -> None:
         if mode == -1:
-            self.surface_command[:] = setpoint[:SURFACE_COMMANDS]
+            self.surface_command[:] = setpoint[:SURFACE_COMMANDS]  # the surfaces clip them
             self.thrust_command[0] = min(max(setpoint[SURFACE_COMMANDS], 0.0), 1.0)
             return
-        rpy = setpoint[:3] if mode == 0 else np.array(self.attitude.step(setpoint, self.state))
+        # Clipped to their range before mixing: mixing huge commands (1e308) by a model's
+        # mixer could overflow, and inf - inf is NaN.
+        rpy = (np.array([min(max(v, -1.0), 1.0) for v in setpoint[:3].tolist()]) if mode == 0
+               else np.array(self.attitude.step(setpoint, self.state)))
         self.surface_command[:] = self.mixer @ rpy
         self.thrust_command[0] = min(max(setpoint[3], 0.0), 1.0)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +11,6 @@ from ..abstractions.boring_bodies import BoringBodies
 from ..abstractions.modal_drone import ModalDrone
 from ..abstractions.motors import Motors
 from ..control.quadx_cascade import ALTITUDE_MODES, QuadXCascade
-from ..utils.validation import check_finite
 
 
 class QuadX(ModalDrone):
@@ -40,12 +40,17 @@ class QuadX(ModalDrone):
                  physics_hz: int = 240, drone_model: str = "cf2x",
                  model_dir: str | Path | None = None, np_random: np.random.Generator | None = None,
                  noise: float = 1.0, **camera_options):
+        # Checked here, under the user's name: the motors would report it as noise_ratio.
+        if isinstance(noise, (bool, np.bool_)) or not isinstance(
+                noise, (int, float, np.integer, np.floating)):
+            raise TypeError(f"noise must be a finite number >= 0 (multiplier of the model's "
+                            f"motor noise; 0 disables it), got {noise!r}")
+        if not (math.isfinite(noise) and noise >= 0):
+            raise ValueError(f"noise must be a finite number >= 0 (multiplier of the model's "
+                             f"motor noise; 0 disables it), got {noise!r}")
         super().__init__(p, start_pos, start_orn, control_hz, physics_hz, drone_model,
                          model_dir, np_random)
         np_random = self.np_random
-        noise = check_finite("noise", noise)
-        if noise < 0:
-            raise ValueError(f"noise must be a finite number >= 0, got {noise!r}")
         motor_ids = [self.link_id(f"motor{i}") for i in range(4)]
         mp = self.params["motor_params"]
         n = len(motor_ids)

@@ -102,22 +102,30 @@ def check_rate_divides(name: str, rate: int, physics_hz: int) -> int:
 def divisors_text(n: int, most: int = 24) -> str:
     """The divisors of ``n`` as text for an error message, at most ``most`` of them listed.
 
-    Found in O(sqrt(n)) steps, so a huge rate fails fast instead of listing for minutes.
+    Trial division stops at ``DIVISOR_SEARCH_LIMIT``: a pathological rate (``10**18``) fails
+    fast with the divisors found below the limit and their cofactors, marked as partial.
     """
     small, large = [], []
     d = 1
-    while d * d <= n:
+    while d * d <= n and d <= DIVISOR_SEARCH_LIMIT:
         if n % d == 0:
             small.append(d)
             if d != n // d:
                 large.append(n // d)
         d += 1
+    partial = d * d <= n  # stopped at the limit: divisors between the two lists are unknown
     found = small + large[::-1]
-    if len(found) <= most:
+    if not partial and len(found) <= most:
         return str(found)
-    head = ", ".join(str(v) for v in found[:most // 2])
-    tail = ", ".join(str(v) for v in found[-most // 2:])
-    return f"[{head}, ..., {tail}] ({len(found)} divisors)"
+    if len(found) <= most:
+        head, tail = small, large[::-1]
+    else:
+        head, tail = found[:most // 2], found[-most // 2:]
+    count = "partial list" if partial else f"{len(found)} divisors"
+    return f"[{', '.join(map(str, head))}, ..., {', '.join(map(str, tail))}] ({count})"
+
+
+DIVISOR_SEARCH_LIMIT = 100_000  # trial divisions at most, ~10 ms
 
 
 _NUMERIC_KINDS = "iufO"  # ints, unsigned, floats; objects only if every element is a number
