@@ -31,7 +31,6 @@ import math
 
 import numpy as np
 
-from ..abstractions.pid import MAX_ERROR
 from ..utils.validation import as_float_array, check_positive_float
 from .flatness import (
     MIN_HEADING_COSINE,
@@ -185,12 +184,11 @@ def _force(position: np.ndarray, velocity: np.ndarray, position_d: np.ndarray,
            mass: float, gravity: float) -> np.ndarray:
     """Commanded force F = m (p_d'' + K_p e_p + K_v e_v + g e_z) [N], world frame.
 
-    The errors are saturated at ``±MAX_ERROR``, as the PID's are: a finite but absurd
-    target (1e308 m) would otherwise overflow to inf and then to NaN in the attitude.
+    No saturation here: :class:`~.flatness.FlatReference` already bounds the reference, so
+    the errors stay finite for any finite setpoint.
     """
-    position_error = np.clip(position_d - position, -MAX_ERROR, MAX_ERROR)
-    velocity_error = np.clip(velocity_d - velocity, -MAX_ERROR, MAX_ERROR)
-    return mass * (acceleration_d + kp * position_error + kv * velocity_error + gravity * _E_Z)
+    return mass * (acceleration_d + kp * (position_d - position) + kv * (velocity_d - velocity)
+                   + gravity * _E_Z)
 
 
 def commanded_attitude(force: np.ndarray, yaw: float, rotation: np.ndarray,
