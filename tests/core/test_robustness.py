@@ -27,7 +27,8 @@ CF2X_DIR = Path(pyflyt_like.__file__).parent / "models" / "vehicles" / "cf2x"
 # ------------------------------------------------------------------------------ numerics
 def _commands(drone) -> np.ndarray:
     """Every actuator command a built-in vehicle keeps (motors, rotors, surfaces)."""
-    names = ("pwm", "rotor_command", "surface_command", "thrust_command", "lift_command")
+    names = ("pwm", "rotor_command", "surface_command", "thrust_command", "lift_command",
+             "finlet_command", "throttle_command", "gimbal_command")
     return np.concatenate([np.ravel(getattr(drone, n)) for n in names if hasattr(drone, n)])
 
 
@@ -47,9 +48,9 @@ def _fly_and_check(aviary, label: str, steps: int = 50) -> None:
 
 # Found by this suite: Multirotor mode 2 (thrust + torques) and mode 7 (geometric position
 # control) turned a 1e308 setpoint into a NaN state; modes 0/1 and the PID cascade
-# overflowed (inf) in the allocation and the position loop. RuntimeWarnings are errors here,
-# so an overflow to inf fails even when a later clip happens to hide it. (The Rocket is not
-# here: its finlet mixing still overflows, with a warning, though its state stays finite.)
+# overflowed (inf) in the allocation and the position loop, and the Rocket's finlet mixing.
+# RuntimeWarnings are errors here, so an overflow to inf fails even when a later clip
+# happens to hide it.
 @pytest.mark.filterwarnings("error::RuntimeWarning")
 @pytest.mark.parametrize("drone_type, options, modes", [
     ("quadx", {}, [-1, 0, 1, 2, 3, 4, 5, 6, 7]),
@@ -57,7 +58,8 @@ def _fly_and_check(aviary, label: str, steps: int = 50) -> None:
     ("multirotor", {"position_controller": "pid"}, [7]),
     ("fixedwing", {}, [-1, 0, 1]),
     ("quadplane", {}, [-1, 0, 1, 2, 3]),
-], ids=["quadx", "multirotor", "multirotor-pid", "fixedwing", "quadplane"])
+    ("rocket", {}, [0]),
+], ids=["quadx", "multirotor", "multirotor-pid", "fixedwing", "quadplane", "rocket"])
 def test_huge_finite_setpoints_keep_everything_finite(drone_type, options, modes):
     with Aviary(np.array([[0.0, 0.0, 1.0]]), np.zeros((1, 3)), drone_type=drone_type,
                 drone_options=options, seed=0) as aviary:

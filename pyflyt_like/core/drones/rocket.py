@@ -97,7 +97,8 @@ class Rocket(ModalDrone):
         return np.zeros(self.setpoint_size)
 
     def control(self, mode: int, setpoint: np.ndarray) -> None:
-        self.finlet_command[:] = self.finlet_mixer @ setpoint[:3]
+        # Commands are documented in [-1, 1]; clip before mixing so a huge one cannot overflow.
+        self.finlet_command[:] = self.finlet_mixer @ np.clip(setpoint[:3], -1.0, 1.0)
         self.ignition[0] = setpoint[3]
         self.throttle_command[0] = setpoint[4]
         self.gimbal_command[0] = setpoint[5:7]
