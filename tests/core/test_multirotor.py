@@ -250,6 +250,67 @@ def test_ground_effect_adds_thrust_near_the_floor_and_vanishes_higher_up():
     assert ground_effect_gain(np.array([0.0]), radius, 11.36859, 1.0)[0] == pytest.approx(1.0)
 
 
+def test_ground_effect_is_capped_at_gym_pybullet_drones_clip_height_gain():
+    """gym-pybullet-drones clips h at r/4 sqrt(15 kf w_max^2 c / T_max); there the gain is
+    T_max / (15 kf w_max^2) = 4/15 for a quadrotor. The default cap is that value."""
+    from pyflyt_like.core.abstractions.rotor_aerodynamics import (
+        MAX_GROUND_GAIN,
+        ground_effect_gain,
+    )
+    radius, coefficient, kf, rpm_max = 0.0231348, 11.36859, 3.16e-10, 21702.6
+    clip = 0.25 * radius * math.sqrt(15 * rpm_max**2 * kf * coefficient / (4 * kf * rpm_max**2))
+    gains = ground_effect_gain(np.array([0.0, clip / 2, clip, 2 * clip]), radius, coefficient,
+                               MAX_GROUND_GAIN)
+    assert MAX_GROUND_GAIN == pytest.approx(4 / 15)
+    np.testing.assert_allclose(gains[:3], 4 / 15, rtol=1e-12)  # flat below the clip height
+    assert gains[3] == pytest.approx(4 / 15 / 4)  # and the 1/h^2 law above it
+
+
+@pytest.mark.parametrize("fraction, lifts_off", [(0.75, False), (0.85, False), (1.0, True)])
+def test_a_landed_drone_below_hover_thrust_stays_on_the_ground(fraction, lifts_off):
+    """On the floor with ground effect: 0.75x hover RPM is 56 % of the weight in thrust,
+    at most 71 % with the 4/15 gain, so it stays down (the old cap of 1 lifted it 35 mm);
+    0.85x (72 %, at most 92 %) too; hover RPM lifts off."""
+    with make(z=0.02, ground_effect=True) as aviary:
+        drone = aviary.drones[0]
+        for _ in range(60):  # settle on the floor with the rotors off
+            drone.set_propellers_rpm(np.zeros(4))
+            aviary.step()
+        rest = drone.state[3][2]
+        highest = rest
+        for _ in range(240):  # 1 s
+            drone.set_propellers_rpm(np.full(4, fraction * drone.hover_rpm))
+            aviary.step()
+            highest = max(highest, drone.state[3][2])
+        assert bool(highest - rest > 0.01) is lifts_off
+
+
+def test_downwash_is_bounded_and_continuous_everywhere_below_another_drone():
+    """The near-field model: no needle, no jump. On a fine grid of positions below a cf2x the
+    force never exceeds its bound alpha(d_z*) (30 % of the weight) and changes by less than
+    1.5 % of that bound between neighbouring points 1 mm apart (the steepest slope of the
+    Gaussian, alpha / (beta sqrt(e)) with beta = 2 r, is 1.3 % per mm)."""
+    from pyflyt_like.core.abstractions.rotor_aerodynamics import downwash_force
+    radius, coefficients = 0.0231348, (2267.18, 0.16, -0.11)
+    near_end = (2 * radius + 0.11) / 0.16
+    bound = 2267.18 * (radius / (4 * near_end)) ** 2
+    weight = 0.027 * 9.81
+    assert bound == pytest.approx(0.30 * weight, rel=0.02)
+    heights = np.arange(0.001, 2.0, 0.001)
+    offsets = np.arange(0.0, 0.3, 0.001)
+    grid = np.array([[downwash_force(dxy, dz, radius, coefficients) for dxy in offsets]
+                     for dz in heights])
+    assert np.all(np.isfinite(grid)) and np.all(grid <= 0.0)
+    assert grid.min() == pytest.approx(-bound, rel=1e-9)
+    assert np.abs(np.diff(grid, axis=0)).max() < 0.015 * bound
+    assert np.abs(np.diff(grid, axis=1)).max() < 0.015 * bound
+    # Far field unchanged: beyond d_z* it is the fitted model.
+    far = 1.5
+    fitted = -2267.18 * (radius / (4 * far)) ** 2 * math.exp(-0.5 * (0.1 / (0.16 * far - 0.11))
+                                                              ** 2)
+    assert downwash_force(0.1, far, radius, coefficients) == pytest.approx(fitted, rel=1e-12)
+
+
 def test_rotor_drag_opposes_air_velocity():
     with make(z=5.0, rotor_drag=True) as aviary:
         drone = aviary.drones[0]

@@ -5,13 +5,21 @@ REFERENCE.md §2), with speeds ``w_i`` of the rotors:
 
 - ground effect: each rotor's thrust grows by ``kf w_i^2 c_gnd (r / (4 h_i))^2`` at height
   ``h_i`` of the rotor above the ground plane; ``h_i`` is clipped from below so that the gain
-  never exceeds ``max_ground_gain`` (the formula diverges at h = 0). Only while the vehicle
-  is upright.
+  never exceeds ``max_ground_gain``, by default ``MAX_GROUND_GAIN`` = 4/15, the gain at
+  gym-pybullet-drones' clipping height for Shi et al.'s fit (each rotor gains at most 27 %).
+  The formula diverges at h = 0; the former cap of 1 doubled the thrust of a landed drone,
+  so 56 % of its weight in thrust lifted it. Only while upright.
 - rotor drag: ``F = -diag(c_xy, c_xy, c_z) v_b * sum_i w_i`` in the body frame, with ``v_b``
   the body-frame air velocity (wind included) and ``w_i`` in rad/s.
 - downwash from a vehicle above: ``F_z = -alpha exp(-(d_xy / beta)^2 / 2)``,
   ``alpha = c1 (r / (4 d_z))^2``, ``beta = c2 d_z + c3``, for height difference ``d_z > 0``
-  and horizontal distance ``d_xy``; the upper vehicle's coefficients apply.
+  and horizontal distance ``d_xy``; the upper vehicle's coefficients apply. The fit holds in
+  the far field only: its width falls to zero at ``d_z = -c3 / c2`` (0.69 m for the
+  Crazyflie), which made a needle of 3x the drone's weight. Near field (our choice): the
+  wake is never narrower than the rotor's diameter, ``beta >= 2 r``; above the height
+  ``d_z*`` where the fit reaches that width, width and amplitude are held at their values at
+  ``d_z*``. The force is then continuous in both distances and bounded by ``alpha(d_z*)``
+  (0.079 N, 30 % of a cf2x's weight).
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ import pybullet
 from ..utils.validation import as_float_array, check_bool, check_positive_float
 
 RPM_TO_RAD_S = 2.0 * math.pi / 60.0
-MIN_PLUME_WIDTH = 0.01  # m, floor of the downwash width beta
+MAX_GROUND_GAIN = 4.0 / 15.0  # extra thrust fraction at gym-pybullet-drones' clip height
 
 
 def ground_effect_gain(heights: np.ndarray, prop_radius: float, coefficient: float,
@@ -37,14 +45,20 @@ def ground_effect_gain(heights: np.ndarray, prop_radius: float, coefficient: flo
 
 def downwash_force(delta_xy: float, delta_z: float, prop_radius: float,
                    coefficients: Sequence[float]) -> float:
-    """Vertical force [N] (<= 0) on a vehicle ``delta_z`` [m] below another, ``delta_xy`` off."""
+    """Vertical force [N] (<= 0) on a vehicle ``delta_z`` [m] below another, ``delta_xy`` off.
+
+    Far field: the fitted model of the module docstring. Nearer than ``d_z*``, where the
+    fitted width ``c2 d_z + c3`` reaches the rotor diameter, the wake keeps that width and
+    the amplitude it has at ``d_z*`` (continuous and bounded; see the module docstring).
+    """
     if delta_z <= 0.0:
         return 0.0
     c1, c2, c3 = coefficients
-    alpha = c1 * (prop_radius / (4.0 * delta_z)) ** 2
-    # The fitted width c2 dz + c3 crosses zero near dz = 0.69 m (cf2x coefficients); keep it
-    # positive so close drones get a narrow, finite plume instead of 0/0.
-    beta = max(c2 * delta_z + c3, MIN_PLUME_WIDTH)
+    min_width = 2.0 * prop_radius
+    near_field_end = (min_width - c3) / c2 if c2 > 0.0 else 0.0
+    height = max(delta_z, near_field_end)
+    alpha = c1 * (prop_radius / (4.0 * height)) ** 2
+    beta = max(c2 * height + c3, min_width)
     return -alpha * math.exp(-0.5 * (delta_xy / beta) ** 2)
 
 
@@ -63,14 +77,15 @@ class RotorAerodynamics:
         prop_radius: [m]; ground_effect_coeff; drag_coeff_xy, drag_coeff_z [N s/m per rad/s];
         downwash_coeffs: (3,) c1, c2, c3.
         ground_effect, rotor_drag, downwash: which effects act.
-        max_ground_gain: cap on the ground-effect thrust gain (default 1: at most double).
+        max_ground_gain: cap on the ground-effect thrust gain (default ``MAX_GROUND_GAIN``).
     """
 
     def __init__(self, p, physics_period: float, np_random: np.random.Generator, uav_id: int,
                  prop_ids: Sequence[int], prop_positions, kf, speed_to_rad_s: float,
                  prop_radius: float, ground_effect_coeff: float, drag_coeff_xy: float,
                  drag_coeff_z: float, downwash_coeffs, ground_effect: bool = False,
-                 rotor_drag: bool = False, downwash: bool = False, max_ground_gain: float = 1.0):
+                 rotor_drag: bool = False, downwash: bool = False,
+                 max_ground_gain: float = MAX_GROUND_GAIN):
         self.client_id = p._client
         self.uav_id = int(uav_id)
         self.prop_ids = [int(i) for i in prop_ids]

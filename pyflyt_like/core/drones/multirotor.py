@@ -12,7 +12,7 @@ import pybullet
 from ..abstractions.modal_drone import ModalDrone
 from ..abstractions.motors import Motors
 from ..abstractions.pid import PID
-from ..abstractions.rotor_aerodynamics import RPM_TO_RAD_S, RotorAerodynamics
+from ..abstractions.rotor_aerodynamics import MAX_GROUND_GAIN, RPM_TO_RAD_S, RotorAerodynamics
 from ..control.allocation import Allocator, actuation_matrix
 from ..control.flatness import FlatReference
 from ..control.geometric import GeometricController, attitude_error, rotation_from_euler
@@ -123,7 +123,7 @@ class Multirotor(ModalDrone):
             self.kf, RPM_TO_RAD_S if unit == "rpm" else 1.0, self.prop_radius,
             aero["ground_effect_coeff"], aero["drag_coeff_xy"], aero["drag_coeff_z"],
             self.downwash_coeffs, ground_effect=ground_effect, rotor_drag=rotor_drag,
-            downwash=downwash, max_ground_gain=float(aero.get("max_ground_gain", 1.0)))
+            downwash=downwash, max_ground_gain=float(aero.get("max_ground_gain", MAX_GROUND_GAIN)))
         if position_controller not in POSITION_CONTROLLERS:
             raise ValueError(f"position_controller must be one of {POSITION_CONTROLLERS}, got "
                              f"{position_controller!r}")
