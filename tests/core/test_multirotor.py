@@ -195,10 +195,22 @@ def test_batched_setter_for_all_drones():
     (np.full(4, -1.0), ValueError, "non-negative"),
     (np.full(4, 1e6), ValueError, "within"),
     (np.array([np.nan, 1.0, 1.0, 1.0]), ValueError, "finite"),
+    (np.array([np.inf, 1.0, 1.0, 1.0]), ValueError, "finite"),
+    (["1", "2", "3", "4"], TypeError, "rpms must be a numeric array"),
+    (np.ones((1, 4)), ValueError, "rpms must have shape"),
 ])
 def test_bad_rotor_speeds_raise(rpms, error, match):
     with make() as aviary, pytest.raises(error, match=match):
         aviary.drones[0].set_propellers_rpm(rpms)
+
+
+@pytest.mark.parametrize("kind", [list, lambda v: np.asarray(v, dtype=np.float32)])
+def test_rotor_speeds_of_other_types_take_the_same_path(kind):
+    with make() as aviary:
+        drone = aviary.drones[0]
+        drone.set_propellers_rpm(kind([drone.hover_rpm] * 4))
+        np.testing.assert_allclose(drone.setpoint, drone.hover_rpm, rtol=1e-6)
+        assert drone.setpoint.dtype == np.float64
 
 
 def test_second_rpm_call_in_one_tick_raises():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import math
 import tempfile
 from pathlib import Path
 
@@ -98,6 +99,8 @@ class Multirotor(ModalDrone):
             self.max_speed = np.full(n, np.sqrt(t2w * self.mass * gravity / (n * self.kf[0])))
         if np.any(self.min_speed < 0) or np.any(self.max_speed <= self.min_speed):
             raise ValueError(f"{self.param_path}: need 0 <= min_speed < max_speed")
+        # Bounds of set_propellers_rpm, with a little slack for rounding in user code.
+        self._speed_range = (float(self.min_speed[0]) - 1e-9, float(self.max_speed[0]) + 1e-9)
         self.positions = positions
         self.inertia = np.diag(as_float_array("inertia", params["inertia"], (3,)))
         self.motors = Motors(p, self.physics_period, np_random, self.Id,
@@ -190,17 +193,29 @@ class Multirotor(ModalDrone):
         if self._rpm_set_this_tick:
             raise RuntimeError("set_propellers_rpm may be called once per control tick; "
                                "call aviary.step() before setting rotor speeds again")
-        speeds = as_float_array("rpms", rpms, (self.n_propellers,))
-        if np.any(speeds < 0):
-            raise ValueError(f"rpms must be non-negative, got {speeds.tolist()}")
-        if np.any(speeds < self.min_speed - 1e-9) or np.any(speeds > self.max_speed + 1e-9):
-            raise ValueError(f"rpms must lie within [{self.min_speed[0]:.6g}, "
-                             f"{self.max_speed[0]:.6g}] {self.rotor_speed_unit}, got "
-                             f"{speeds.tolist()}")
+        # The RL path calls this every step: a float64 array of the right shape is checked
+        # with scalar math on its values; anything else goes through the full conversion.
+        if type(rpms) is np.ndarray and rpms.dtype == np.float64 and rpms.shape == (
+                self.n_propellers,):
+            values = rpms.tolist()
+        else:
+            values = as_float_array("rpms", rpms, (self.n_propellers,)).tolist()
+        low, high = self._speed_range
+        for value in values:
+            if not low <= value <= high:  # also catches NaN
+                self._raise_speed_error(values)
         if self.mode != ROTOR_SPEEDS:
             self.set_mode(ROTOR_SPEEDS)
-        self.setpoint = speeds
+        self.setpoint = np.array(values)
         self._rpm_set_this_tick = True
+
+    def _raise_speed_error(self, values: list[float]) -> None:
+        if not all(math.isfinite(v) for v in values):
+            raise ValueError(f"rpms must be finite (no NaN or inf), got {values}")
+        if any(v < 0 for v in values):
+            raise ValueError(f"rpms must be non-negative, got {values}")
+        raise ValueError(f"rpms must lie within [{self.min_speed[0]:.6g}, "
+                         f"{self.max_speed[0]:.6g}] {self.rotor_speed_unit}, got {values}")
 
     def setpoint_size_of(self, mode: int) -> int:
         return self.n_propellers if mode == ROTOR_SPEEDS else 4
