@@ -361,8 +361,12 @@ class Aviary(bullet_client.BulletClient):
         Each drone must offer ``set_propellers_rpm`` (e.g. ``Multirotor``); the same rules
         apply: non-negative, within limits, once per control tick.
         """
-        array = as_float_array("rpms", rpms, (self.num_drones, None))
-        for index, (drone, row) in enumerate(zip(self.drones, array)):
+        # Checked once here only when it is not already a float64 (n, k) array: each drone
+        # checks its own row (the per-step RL path stays cheap).
+        if not (type(rpms) is np.ndarray and rpms.dtype == np.float64 and rpms.ndim == 2
+                and rpms.shape[0] == self.num_drones):
+            rpms = as_float_array("rpms", rpms, (self.num_drones, None))
+        for index, (drone, row) in enumerate(zip(self.drones, rpms)):
             if not hasattr(drone, "set_propellers_rpm"):
                 raise TypeError(f"drone {index} ({type(drone).__name__}) has no rotor-speed "
                                 "actuation; set_all_propellers_rpm needs multirotors")
