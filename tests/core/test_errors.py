@@ -162,8 +162,8 @@ def test_bad_noise_is_named_as_the_user_wrote_it(noise, error):
     (dict(model_dir=3), TypeError, r"model_dir must be None or the path"),
     (dict(drone_model=3), TypeError, r"drone_model must be a non-empty string"),
     (dict(drone_model=""), TypeError, r"drone_model must be a non-empty string"),
-    (dict(control_hz="120"), ValueError, r"control_hz must be a positive integer"),
-    (dict(control_hz=120.5), ValueError, r"control_hz must be a positive integer"),
+    (dict(control_hz="120"), TypeError, r"control_hz must be a positive integer"),
+    (dict(control_hz=120.5), TypeError, r"control_hz must be a positive integer"),
 ])
 @pytest.mark.parametrize("drone_type", ["quadx", "multirotor"])
 def test_bad_model_options_are_named(drone_type, options, error, match):

@@ -75,8 +75,15 @@ def check_rng(name: str, value: object) -> np.random.Generator:
 
 
 def check_positive_int(name: str, value: object) -> int:
-    """Return ``value`` as an int if it is a positive integer, else raise."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
+    """Return ``value`` as an int if it is a positive integer, else raise.
+
+    Raises:
+        TypeError: ``value`` is not an int (``"240"``, ``240.0``, ``True``).
+        ValueError: it is an int <= 0.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be a positive integer, got {value!r}")
+    if value <= 0:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
     return int(value)
 
