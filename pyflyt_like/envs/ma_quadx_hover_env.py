@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from .hover_reward import HOVER_POINT, hover_reward
 from .ma_aviary_env import MAAviaryEnv
-from .quadx_hover_env import HOVER_POINT, hover_reward
 from .vehicle_family import QUADX
 
 DEFAULT_START_POS = ((-1.0, -1.0, 1.0), (1.0, -1.0, 1.0), (-1.0, 1.0, 1.0), (1.0, 1.0, 1.0))  # m

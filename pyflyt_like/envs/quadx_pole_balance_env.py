@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.utils.validation import check_bool
+from .hover_reward import hover_reward
 from .pole import PoleTask
 from .quadx_base_env import QuadXBaseEnv
-from .quadx_hover_env import hover_reward
 
 SPARSE_LEAN_TOLERANCE = 0.1  # rad, sparse reward: pole upright enough
 

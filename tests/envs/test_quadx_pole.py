@@ -9,8 +9,8 @@ import pybullet
 import pytest
 
 from pyflyt_like.envs.aviary_env import FAILURE_PENALTY
+from pyflyt_like.envs.hover_reward import hover_reward
 from pyflyt_like.envs.pole import FALLEN_LEAN, LEAN_PENALTY_GAIN, POLE_STATE_SIZE
-from pyflyt_like.envs.quadx_hover_env import hover_reward
 from pyflyt_like.envs.waypoints import TARGET_BONUS
 
 from ._env_checks import make
