@@ -3,8 +3,8 @@
 Usage: python scripts/make_multirotor_urdfs.py
 """
 
-from pyflyt_like.core.drones.multirotor import MULTIROTORS_DIR
-from pyflyt_like.core.utils.loading import load_yaml
+from pyflyt_like.common.loading import load_yaml
+from pyflyt_like.common.multirotor_model import MULTIROTORS_DIR
 from pyflyt_like.core.utils.multirotor_urdf import write_multirotor_urdf
 
 if __name__ == "__main__":

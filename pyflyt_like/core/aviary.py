@@ -13,6 +13,13 @@ import pybullet
 import pybullet_data
 from pybullet_utils import bullet_client
 
+from pyflyt_like.common.validation import (
+    as_float_array,
+    check_bool,
+    check_positive_float,
+    check_positive_int,
+)
+
 from .abstractions.base_drone import DroneClass
 from .abstractions.base_wind_field import (
     FunctionWindField,
@@ -26,12 +33,6 @@ from .drones.quadx import QuadX
 from .drones.rocket import Rocket
 from .utils.display import display_available
 from .utils.quiet import quiet_native_output
-from .utils.validation import (
-    as_float_array,
-    check_bool,
-    check_positive_float,
-    check_positive_int,
-)
 from .wind import WIND_FIELDS
 
 GRAVITY = 9.81  # m/s^2

@@ -15,7 +15,8 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from ..core.utils.validation import as_float_array
+from pyflyt_like.common.validation import as_float_array
+
 from .attitude_observation import AttitudeObserver, check_angle_representation
 from .chase_camera import RENDER_MODES
 from .env_common import FAILURE_PENALTY, AviaryEnvCommon

@@ -12,14 +12,15 @@ from typing import Any
 
 import numpy as np
 
-from ..core import Aviary
-from ..core.utils.validation import (
+from pyflyt_like.common.validation import (
     check_bool,
     check_finite,
     check_positive_float,
     check_positive_int,
     divisors_text,
 )
+
+from ..core import Aviary
 from .chase_camera import (
     DEFAULT_RENDER_RESOLUTION,
     check_render_mode,

@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core.utils.validation import check_positive_float
+from pyflyt_like.common.validation import check_positive_float
+
 from .fixedwing_base_env import FixedwingBaseEnv
 from .waypoint_task import WaypointTask
 from .waypoints import WaypointTargets, wrap_angle

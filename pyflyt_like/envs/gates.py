@@ -14,8 +14,9 @@ import math
 import numpy as np
 import pybullet
 
-from ..core.utils.loading import MODELS_DIR
-from ..core.utils.validation import check_positive_float, check_positive_int
+from pyflyt_like.common.loading import MODELS_DIR
+from pyflyt_like.common.validation import check_positive_float, check_positive_int
+
 from .waypoints import PROGRESS_GAIN, TARGET_BONUS, body_frame_deltas
 
 GATE_URDF = MODELS_DIR / "scene" / "gate" / "gate.urdf"

@@ -8,12 +8,13 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from ..core.utils.validation import (
+from pyflyt_like.common.validation import (
     check_bool,
     check_finite,
     check_positive_float,
     check_positive_int,
 )
+
 from .dogfight_rules import (
     aim_angles,
     body_frame_differences,

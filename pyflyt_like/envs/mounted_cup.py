@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pybullet
 
-from ..core.utils.loading import MODELS_DIR
+from pyflyt_like.common.loading import MODELS_DIR
 
 CUP_URDF = MODELS_DIR / "scene" / "ball_in_cup" / "cup.urdf"
 CUP_INNER_RADIUS = 0.025  # m, axis to the inner face of the wall (cup.urdf)

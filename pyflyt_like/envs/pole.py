@@ -15,7 +15,8 @@ import numpy as np
 import pybullet
 from gymnasium import spaces
 
-from ..core.utils.loading import MODELS_DIR
+from pyflyt_like.common.loading import MODELS_DIR
+
 from .env_common import FAILURE_PENALTY
 
 POLE_URDF = MODELS_DIR / "scene" / "pole" / "pole.urdf"

@@ -7,7 +7,8 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from ..core.utils.validation import check_positive_float
+from pyflyt_like.common.validation import check_positive_float
+
 from .mounted_cup import MountedCup
 from .quadx_base_env import QuadXBaseEnv
 from .tethered_ball import TetheredBall

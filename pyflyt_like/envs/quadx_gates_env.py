@@ -10,7 +10,8 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from ..core.utils.validation import as_float_array
+from pyflyt_like.common.validation import as_float_array
+
 from .gates import MIN_GATE_HEIGHT, GateCourse
 from .quadx_base_env import QuadXBaseEnv
 from .target_deltas import TargetDeltasTask

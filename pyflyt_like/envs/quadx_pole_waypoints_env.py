@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.utils.validation import check_bool
+from pyflyt_like.common.validation import check_bool
+
 from .pole import PoleTask
 from .quadx_base_env import QuadXBaseEnv
 from .quadx_waypoints_env import quadx_targets

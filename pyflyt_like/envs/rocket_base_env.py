@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.utils.validation import check_positive_float
+from pyflyt_like.common.validation import check_positive_float
+
 from .aviary_env import AviaryEnv
 from .vehicle_family import ROCKET
 

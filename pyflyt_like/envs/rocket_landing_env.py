@@ -9,7 +9,8 @@ import numpy as np
 import pybullet
 from gymnasium import spaces
 
-from ..core.utils.loading import MODELS_DIR
+from pyflyt_like.common.loading import MODELS_DIR
+
 from .env_common import FAILURE_PENALTY
 from .rocket_base_env import RocketBaseEnv
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from ..core.utils.validation import check_bool
+from pyflyt_like.common.validation import check_bool
 
 
 class TargetDeltas:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pybullet
 
-from ..core.utils.loading import MODELS_DIR
+from pyflyt_like.common.loading import MODELS_DIR
 
 TETHER_URDF = MODELS_DIR / "scene" / "ball_in_cup" / "tethered_ball.urdf"
 STRING_JOINT = 0  # the prismatic joint; its child link is the ball

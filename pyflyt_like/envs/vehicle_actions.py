@@ -13,7 +13,7 @@ import math
 import numpy as np
 from gymnasium import spaces
 
-from ..core.utils.validation import as_float_array
+from pyflyt_like.common.validation import as_float_array
 
 RATE_LIMIT = math.pi  # rad/s, body-rate commands (PyFlyt's angular_rate_limit)
 QUADX_THRUST_LIMIT = 0.8  # collective throttle ceiling in modes 0 and 1 (PyFlyt's)

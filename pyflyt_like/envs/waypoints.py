@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from ..core.utils.validation import check_bool, check_positive_float, check_positive_int
+from pyflyt_like.common.validation import check_bool, check_positive_float, check_positive_int
 
 TARGET_BONUS = 100.0  # reward for each target reached
 PROGRESS_GAIN = 3.0  # dense reward per metre of progress toward the current target

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.utils.validation import as_float_array
+from pyflyt_like.common.validation import as_float_array
 
 GRAVITY = 9.81  # m/s^2, as the Aviary's default
 

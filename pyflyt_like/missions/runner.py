@@ -10,8 +10,9 @@ from typing import Any
 
 import numpy as np
 
+from pyflyt_like.common.validation import NumericalError
+
 from ..core import Aviary
-from ..core.utils.validation import NumericalError
 from .flight_log import FlightLog
 from .mission import Mission, MissionError
 from .pilots import GuidancePilot, TrajectoryPilot

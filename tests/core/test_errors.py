@@ -11,9 +11,9 @@ import pybullet
 import pytest
 
 import pyflyt_like
+from pyflyt_like.common.validation import NumericalError
 from pyflyt_like.core import Aviary
 from pyflyt_like.core.abstractions import PID, BoringBodies, ControlClass, Motors
-from pyflyt_like.core.utils.validation import NumericalError
 
 ONE_POS = np.array([[0.0, 0.0, 1.0]])
 ONE_ORN = np.zeros((1, 3))

@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from pyflyt_like.common.multirotor_model import MULTIROTORS_DIR
 from pyflyt_like.core import Aviary
 from pyflyt_like.core.control.allocation import Allocator, actuation_matrix
-from pyflyt_like.core.drones.multirotor import MULTIROTORS_DIR
 
 MODELS = ["cf2x", "cf2p", "racer", "crazyflie21", "crazyflie21plus", "hexarotor"]
 

@@ -11,8 +11,9 @@ from typing import Any
 import numpy as np
 import pybullet
 
-from ..utils.loading import load_yaml, model_files
-from ..utils.validation import as_float_array, check_rate_divides, check_rng
+from pyflyt_like.common.loading import load_yaml, model_files
+from pyflyt_like.common.validation import as_float_array, check_rate_divides, check_rng
+
 from .base_controller import ControlClass
 from .camera import Camera
 

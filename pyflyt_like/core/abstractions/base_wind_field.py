@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..utils.validation import check_rng
+from pyflyt_like.common.validation import check_rng
 
 # Where a new wind field is tried once to check its output: five points, (5, 3) [m], all
 # above the ground (a log-profile wind such as log(z) is undefined at z = 0).

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 import pybullet
 
-from ..utils.validation import as_float_array
+from pyflyt_like.common.validation import as_float_array
+
 from .rigid_links import all_rigid, link_geometry
 
 MIN_TANK_MASS = 1e-3  # kg: an empty tank keeps a sliver of mass so the link stays dynamic

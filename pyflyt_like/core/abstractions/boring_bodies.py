@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pybullet
 
-from ..utils.validation import as_float_array
+from pyflyt_like.common.validation import as_float_array
 
 AIR_DENSITY = 1.225  # kg/m^3, sea-level ISA
 

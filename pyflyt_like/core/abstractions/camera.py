@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 import pybullet
 
-from ..utils.validation import (
+from pyflyt_like.common.validation import (
     as_float_array,
     check_bool,
     check_int,

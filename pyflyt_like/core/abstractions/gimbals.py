@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..utils.validation import as_float_array
+from pyflyt_like.common.validation import as_float_array
 
 
 def rodrigues(axes: np.ndarray, angles: np.ndarray) -> np.ndarray:

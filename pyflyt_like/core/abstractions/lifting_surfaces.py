@@ -32,7 +32,13 @@ from typing import Literal
 import numpy as np
 import pybullet
 
-from ..utils.validation import as_float_array, check_finite, check_int, check_positive_float
+from pyflyt_like.common.validation import (
+    as_float_array,
+    check_finite,
+    check_int,
+    check_positive_float,
+)
+
 from .boring_bodies import AIR_DENSITY, base_air_velocity
 from .rigid_links import link_geometry
 

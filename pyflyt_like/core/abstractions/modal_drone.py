@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pybullet
 
-from ..utils.validation import NumericalError, as_float_array
+from pyflyt_like.common.validation import NumericalError, as_float_array
+
 from .base_controller import ControlClass
 from .base_drone import DroneClass
 from .camera import Camera

@@ -8,7 +8,8 @@ from operator import mul
 import numpy as np
 import pybullet
 
-from ..utils.validation import as_float_array
+from pyflyt_like.common.validation import as_float_array
+
 from .rigid_links import all_rigid, link_geometry
 
 NOISE_BLOCK = 256  # physics steps of motor noise drawn at once

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..utils.validation import as_float_array, check_positive_float
+from pyflyt_like.common.validation import as_float_array, check_positive_float
 
 MAX_ERROR = 1e9  # channel units (m, rad, m/s ...): errors beyond are saturated
 

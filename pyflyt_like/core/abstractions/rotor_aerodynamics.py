@@ -30,10 +30,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pybullet
 
-from ..utils.validation import as_float_array, check_bool, check_positive_float
-
-RPM_TO_RAD_S = 2.0 * math.pi / 60.0
-MAX_GROUND_GAIN = 4.0 / 15.0  # extra thrust fraction at gym-pybullet-drones' clip height
+from pyflyt_like.common.multirotor_model import MAX_GROUND_GAIN, RPM_TO_RAD_S  # noqa: F401
+from pyflyt_like.common.validation import as_float_array, check_bool, check_positive_float
 
 
 def ground_effect_gain(heights: np.ndarray, prop_radius: float, coefficient: float,

@@ -31,7 +31,8 @@ import math
 
 import numpy as np
 
-from ..utils.validation import as_float_array, check_positive_float
+from pyflyt_like.common.validation import as_float_array, check_positive_float
+
 from .flatness import (
     MIN_HEADING_COSINE,
     MIN_THRUST_PER_MASS,

@@ -7,12 +7,13 @@ from pathlib import Path
 import numpy as np
 import pybullet
 
+from pyflyt_like.common.validation import as_float_array
+
 from ..abstractions.boring_bodies import BoringBodies
 from ..abstractions.lifting_surfaces import LiftingSurfaces
 from ..abstractions.modal_drone import ModalDrone
 from ..abstractions.motors import Motors
 from ..control.fixedwing_attitude import FixedwingAttitude
-from ..utils.validation import as_float_array
 
 SURFACE_COMMANDS = 5  # left aileron, right aileron, elevator, rudder, flaps
 

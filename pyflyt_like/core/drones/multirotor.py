@@ -10,21 +10,24 @@ from pathlib import Path
 import numpy as np
 import pybullet
 
+from pyflyt_like.common.loading import load_yaml
+from pyflyt_like.common.multirotor_model import (
+    MultirotorModel,
+    multirotor_yaml_path,
+)
+from pyflyt_like.common.validation import as_float_array
+
 from ..abstractions.modal_drone import ModalDrone
 from ..abstractions.motors import Motors
 from ..abstractions.pid import PID
-from ..abstractions.rotor_aerodynamics import MAX_GROUND_GAIN, RPM_TO_RAD_S, RotorAerodynamics
+from ..abstractions.rotor_aerodynamics import RotorAerodynamics
 from ..control.allocation import Allocator, actuation_matrix
 from ..control.flatness import FlatReference
 from ..control.geometric import GeometricController, attitude_error, rotation_from_euler
 from ..control.multirotor_cascade import MultirotorCascade
-from ..utils.loading import MODELS_DIR, load_yaml
 from ..utils.multirotor_urdf import write_multirotor_urdf
-from ..utils.validation import as_float_array
 
-MULTIROTORS_DIR = MODELS_DIR / "multirotors"
 ROTOR_SPEEDS, BODY_RATES, ATTITUDE, FORCE_TORQUE, POSITION = -1, 0, 1, 2, 7
-UNITS = ("rpm", "rad/s")
 POSITION_CONTROLLERS = ("geometric", "pid")
 
 
@@ -74,71 +77,56 @@ class Multirotor(ModalDrone):
                          model_dir, np_random)
         np_random = self.np_random
         params = self.params
-        unit = params.get("rotor_speed_unit")
-        if unit not in UNITS:
-            raise ValueError(f"{self.param_path}: rotor_speed_unit must be one of {UNITS}, "
-                             f"got {unit!r}")
-        self.rotor_speed_unit = unit
-        rotors = params["rotors"]
-        positions = as_float_array("rotors.positions", rotors["positions"], (None, 3))
-        n = positions.shape[0]
-        self.n_propellers = n
-        self.spins = as_float_array("rotors.spins", rotors["spins"], (n,))
-        if not np.all(np.abs(self.spins) == 1):
-            raise ValueError(f"rotors.spins must be +1 or -1, got {self.spins.tolist()}")
-        self.kf = np.full(n, float(rotors["kf"]))
-        self.km = np.full(n, float(rotors["km"]))
-        self._check_against_urdf(positions)
         gravity = abs(getattr(p, "gravity", 9.81))
         self.gravity = gravity
-        self.min_speed = np.full(n, float(rotors.get("min_speed", 0.0)))
-        if "max_speed" in rotors:
-            self.max_speed = np.full(n, float(rotors["max_speed"]))
-        else:
-            t2w = float(rotors["thrust_to_weight"])
-            self.max_speed = np.full(n, np.sqrt(t2w * self.mass * gravity / (n * self.kf[0])))
-        if np.any(self.min_speed < 0) or np.any(self.max_speed <= self.min_speed):
-            raise ValueError(f"{self.param_path}: need 0 <= min_speed < max_speed")
+        model = MultirotorModel.from_params(params, self.param_path, gravity)
+        self.model = model
+        self.rotor_speed_unit = model.rotor_speed_unit
+        positions = model.positions
+        n = model.n_rotors
+        self.n_propellers = n
+        self.spins = model.spins
+        self.kf = np.full(n, model.kf)
+        self.km = np.full(n, model.km)
+        self._check_against_urdf(positions)
+        self.min_speed = np.full(n, model.min_speed)
+        self.max_speed = np.full(n, model.max_speed)
         # Bounds of set_propellers_rpm, with a little slack for rounding in user code.
-        self._speed_range = (float(self.min_speed[0]) - 1e-9, float(self.max_speed[0]) + 1e-9)
+        self._speed_range = (model.min_speed - 1e-9, model.max_speed + 1e-9)
         self.positions = positions
-        self.inertia = np.diag(as_float_array("inertia", params["inertia"], (3,)))
+        self.inertia = np.diag(model.inertia)
         self.motors = Motors(p, self.physics_period, np_random, self.Id,
                              [self.link_id(f"prop{i}") for i in range(n)],
-                             tau=np.full(n, float(rotors.get("tau", 0.0))),
+                             tau=np.full(n, model.tau),
                              max_rpm=self.max_speed, thrust_coef=self.kf,
                              torque_coef=self.km * self.spins,
                              thrust_unit=np.tile([0.0, 0.0, 1.0], (n, 1)),
                              noise_ratio=np.zeros(n))
         self.allocator = Allocator(actuation_matrix(positions, self.spins, self.kf, self.km),
                                    self.min_speed, self.max_speed)
-        gains = params["controller"]
-        rate = gains["rate"]
-        self.rate_pid = PID(rate["kp"], rate["ki"], rate["kd"], rate["limits"],
-                            self.control_period)
-        self.angle_kp = as_float_array("controller.angle_kp", gains["angle_kp"], (3,))
-        self.rate_limits = as_float_array("controller.rate_limits", gains["rate_limits"], (3,))
-        aero = params["aero"]
-        self.prop_radius = float(aero["prop_radius"])
-        self.downwash_coeffs = [float(c) for c in aero["downwash_coeffs"]]
+        self.rate_pid = PID(model.rate_kp, model.rate_ki, model.rate_kd,
+                            model.rate_limits_output, self.control_period)
+        self.angle_kp = model.angle_kp
+        self.rate_limits = model.rate_limits
+        self.prop_radius = model.prop_radius
+        self.downwash_coeffs = model.downwash_coeffs.tolist()
         self.aerodynamics = RotorAerodynamics(
             p, self.physics_period, np_random, self.Id, self.motors.motor_ids, positions,
-            self.kf, RPM_TO_RAD_S if unit == "rpm" else 1.0, self.prop_radius,
-            aero["ground_effect_coeff"], aero["drag_coeff_xy"], aero["drag_coeff_z"],
-            self.downwash_coeffs, ground_effect=ground_effect, rotor_drag=rotor_drag,
-            downwash=downwash, max_ground_gain=float(aero.get("max_ground_gain", MAX_GROUND_GAIN)))
+            self.kf, model.speed_to_rad_s, self.prop_radius, model.ground_effect_coeff,
+            model.drag_coeff_xy, model.drag_coeff_z, self.downwash_coeffs,
+            ground_effect=ground_effect, rotor_drag=rotor_drag, downwash=downwash,
+            max_ground_gain=model.max_ground_gain)
         if position_controller not in POSITION_CONTROLLERS:
             raise ValueError(f"position_controller must be one of {POSITION_CONTROLLERS}, got "
                              f"{position_controller!r}")
         self.position_controller = position_controller
         self.cascade = MultirotorCascade(params["position_pid"], self.control_period,
                                          self.mass, gravity)
-        geometric = params["geometric"]
-        self.geometric = GeometricController(self.mass, self.inertia, kp=geometric["kp"],
-                                             kv=geometric["kv"], kr=geometric["kr"],
-                                             kw=geometric["kw"], gravity=gravity)
+        self.geometric = GeometricController(self.mass, self.inertia, kp=model.geometric_kp,
+                                             kv=model.geometric_kv, kr=model.geometric_kr,
+                                             kw=model.geometric_kw, gravity=gravity)
         self.flat_reference: FlatReference | None = None
-        self.mode_steps = self._mode_steps(params.get("mode_hz", {}))
+        self.mode_steps = self._mode_steps(model.mode_hz)
         self.setup_camera(**camera_options)
         self.rotor_command = np.zeros(n)  # commanded speeds, model unit
         self._rpm_set_this_tick = False
@@ -148,13 +136,8 @@ class Multirotor(ModalDrone):
 
     # ------------------------------------------------------------------ model loading
     def resolve_model(self, drone_model: str, model_dir: str | Path | None) -> tuple[Path, Path]:
-        folder = Path(model_dir if model_dir is not None else MULTIROTORS_DIR) / drone_model
-        params_path = folder / f"{drone_model}.yaml"
-        if not params_path.is_file():
-            root = folder.parent
-            known = sorted(d.name for d in root.iterdir() if d.is_dir()) if root.is_dir() else []
-            raise FileNotFoundError(f"multirotor parameter set {params_path} not found for "
-                                    f"drone_model={drone_model!r} (sets in {root}: {known})")
+        params_path = multirotor_yaml_path(drone_model, model_dir)
+        folder = params_path.parent
         urdf_path = folder / f"{drone_model}.urdf"
         if not urdf_path.is_file():
             # Keyed by the YAML's content, so an edited parameter set gets a fresh URDF.

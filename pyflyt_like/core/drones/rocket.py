@@ -6,12 +6,13 @@ from pathlib import Path
 
 import numpy as np
 
+from pyflyt_like.common.validation import as_float_array, check_finite
+
 from ..abstractions.boosters import Boosters
 from ..abstractions.boring_bodies import BoringBodies
 from ..abstractions.gimbals import Gimbals
 from ..abstractions.lifting_surfaces import LiftingSurfaces
 from ..abstractions.modal_drone import ModalDrone
-from ..utils.validation import as_float_array, check_finite
 
 FINLETS = 4
 

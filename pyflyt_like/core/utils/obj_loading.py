@@ -22,7 +22,7 @@ import pybullet
 import pybullet_data
 from pybullet_utils.bullet_client import BulletClient
 
-from .validation import as_float_array, check_bool, check_finite, check_int
+from pyflyt_like.common.validation import as_float_array, check_bool, check_finite, check_int
 
 
 def obj_visual(env: BulletClient, fileName: str,

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..utils.validation import as_float_array, check_finite
+from pyflyt_like.common.validation import as_float_array, check_finite
 
 __all__ = [
     "allowed_options",

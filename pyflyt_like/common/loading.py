@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
+MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 VEHICLES_DIR = MODELS_DIR / "vehicles"
 
 
