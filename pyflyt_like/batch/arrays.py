@@ -1,0 +1,82 @@
+"""The batched engine's data: state, plant parameters and model constants as arrays.
+
+Structure of arrays, float64, one leading axis per world and one per drone. Kernels read
+the fields of these named tuples; the :class:`~pyflyt_like.batch.BatchedAviary` owns them.
+Every array is allocated once, at construction; a step writes into them in place.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+#: What changes every physics step, per world ``w`` and drone ``d``.
+#: pos (W, D, 3) centre of mass, world ENU [m]; quat (W, D, 4) body-to-world (x, y, z, w);
+#: vel (W, D, 3) world frame [m/s]; ang_vel (W, D, 3) body frame FLU [rad/s];
+#: rotor_speed / rotor_command (W, D, n) model unit; setpoint (W, D, k);
+#: reference (W, D, 18) flat reference (position, velocity, acceleration, jerk, snap, yaw,
+#: yaw rate, yaw acceleration) with use_reference (W, D) bool; rate_integral and
+#: rate_previous (W, D, 3) and rate_fresh (W, D) bool: the body-rate PID;
+#: steps (W,) int64 physics steps since the world's reset; contact, crashed (W, D) bool;
+#: turbulence (W, 5) Dryden filter states (u, v1, v2, w1, w2); wind (W, 3) [m/s];
+#: wrench (W, D, 6) body force [N] and torque [N m] of the last step.
+State = namedtuple("State", [
+    "pos", "quat", "vel", "ang_vel", "rotor_speed", "rotor_command", "setpoint", "reference",
+    "use_reference", "rate_integral", "rate_previous", "rate_fresh", "steps", "contact",
+    "crashed", "turbulence", "wind", "wrench"])
+
+#: The physical vehicle per world and drone, drawn at reset when randomised.
+#: mass (W, D) [kg]; inertia (W, D, 3) principal [kg m^2]; kf, km (W, D) rotor constants;
+#: tau (W, D) rotor lag [s] and lag_gain (W, D) = 1 - exp(-dt / tau); drag_scale (W, D)
+#: factor on the rotor-drag coefficients; com_offset (W, D, 3) centre of mass from the
+#: nominal one, body frame [m]; disturbance_force (W, D, 3) world [N];
+#: disturbance_torque (W, D, 3) body [N m]; wind_mean (W, 3) [m/s];
+#: turbulence_axes (W, 3, 3) rows e_u, e_v, e_w of the Dryden axes, world frame.
+Plant = namedtuple("Plant", [
+    "mass", "inertia", "kf", "km", "tau", "lag_gain", "drag_scale", "com_offset",
+    "disturbance_force", "disturbance_torque", "wind_mean", "turbulence_axes"])
+
+#: The nominal model (what the controllers believe) and fixed constants.
+#: positions (n, 3) [m]; spins (n,); pinv (n, 4) allocation pseudo-inverse; collective (n,)
+#: = pinv[:, 0]; low, high (n,) squared speed limits; wrench_bound (4,); min_speed,
+#: max_speed (n,); mass [kg]; inertia (3,); rate_kp, rate_ki, rate_kd, rate_limits,
+#: rate_integral_bound (3,); angle_kp, angle_rate_limits (3,); geo_kp, geo_kv, geo_kr,
+#: geo_kw (3,); kf, km nominal; prop_radius [m]; ground_effect_coeff; ground_clip [m];
+#: drag_coeffs (3,) [N s/m per rad/s]; downwash_coeffs (3,); speed_to_rad_s.
+Model = namedtuple("Model", [
+    "positions", "spins", "pinv", "collective", "low", "high", "wrench_bound", "min_speed",
+    "max_speed", "mass", "inertia", "rate_kp", "rate_ki", "rate_kd", "rate_limits",
+    "rate_integral_bound", "angle_kp", "angle_rate_limits", "geo_kp", "geo_kv", "geo_kr",
+    "geo_kw", "kf", "km", "prop_radius", "ground_effect_coeff", "ground_clip", "drag_coeffs",
+    "downwash_coeffs", "speed_to_rad_s"])
+
+#: Scalars of the run: dt [s]; gravity [m/s^2]; mode_steps (physics steps per controller
+#: tick); control_period [s]; integrator (0 euler, 1 semi-implicit, 2 rk4);
+#: ground_effect, rotor_drag, downwash, turbulence (bool); turbulence coefficients
+#: (first-order a, b; second-order phi (4,) and chol (3,) per axis v and w; sigma (3,));
+#: floor_z [m]; crash_speed [m/s].
+Config = namedtuple("Config", [
+    "dt", "gravity", "mode_steps", "control_period", "integrator", "ground_effect",
+    "rotor_drag", "downwash", "turbulence", "turb_a", "turb_b", "turb_phi_v", "turb_chol_v",
+    "turb_phi_w", "turb_chol_w", "turb_sigma", "floor_z", "crash_speed"])
+
+REFERENCE_SIZE = 18
+TURBULENCE_STATES = 5
+
+
+def zeros_state(n_worlds: int, n_drones: int, n_rotors: int, setpoint_size: int) -> State:
+    """A State of zeros (identity attitude), allocated once."""
+    shape = (n_worlds, n_drones)
+    quat = np.zeros((*shape, 4))
+    quat[..., 3] = 1.0
+    return State(
+        pos=np.zeros((*shape, 3)), quat=quat, vel=np.zeros((*shape, 3)),
+        ang_vel=np.zeros((*shape, 3)), rotor_speed=np.zeros((*shape, n_rotors)),
+        rotor_command=np.zeros((*shape, n_rotors)), setpoint=np.zeros((*shape, setpoint_size)),
+        reference=np.zeros((*shape, REFERENCE_SIZE)), use_reference=np.zeros(shape, bool),
+        rate_integral=np.zeros((*shape, 3)), rate_previous=np.zeros((*shape, 3)),
+        rate_fresh=np.ones(shape, bool), steps=np.zeros(n_worlds, np.int64),
+        contact=np.zeros(shape, bool), crashed=np.zeros(shape, bool),
+        turbulence=np.zeros((n_worlds, TURBULENCE_STATES)), wind=np.zeros((n_worlds, 3)),
+        wrench=np.zeros((*shape, 6)))

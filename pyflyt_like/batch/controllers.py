@@ -1,0 +1,266 @@
+"""The multirotor control laws of ``core/control`` and ``Multirotor``, re-expressed for the
+compiled kernels: one drone per call, scalars in, rotor commands written in place.
+
+Same equations as the PyBullet path (the cross-validation tests guard that):
+
+- body rates: PID (:class:`~pyflyt_like.core.abstractions.pid.PID`: integral clamped to
+  ``limits / ki``, derivative on the error and zero on the first tick, output clipped),
+  torque ``J a + w x J w``;
+- attitude: ``e_R = 1/2 (R_d^T R - R^T R_d)^v``, rates ``clip(-k e_R)``;
+- position: Lee's geometric law with the flatness feed-forward
+  (:mod:`~pyflyt_like.core.control.geometric`, :mod:`~pyflyt_like.core.control.flatness`);
+- allocation: pseudo-inverse, and when a rotor saturates yaw gives way before roll and
+  pitch, thrust last (:class:`~pyflyt_like.core.control.allocation.Allocator`).
+
+The controllers use the nominal model (``Model``), never the randomised plant.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from .rotations import (
+    cross,
+    euler_to_matrix,
+    quat_to_matrix,
+    times_vector,
+    transpose_times,
+    transpose_times_vector,
+)
+
+MAX_ERROR = 1e9  # as core: a PID error beyond is saturated
+MAX_REFERENCE = 1e9  # as FlatReference: position and derivatives saturate here
+MIN_THRUST_PER_MASS = 1e-6
+MIN_HEADING_COSINE = 1e-6
+BISECTION_STEPS = 40
+ROTOR_SPEEDS, BODY_RATES, ATTITUDE, FORCE_TORQUE, POSITION = -1, 0, 1, 2, 7
+
+
+@njit(cache=True, _nrt=False)
+def _clip(value, bound):
+    return -bound if value < -bound else (bound if value > bound else value)
+
+
+@njit(cache=True, _nrt=False)
+def _pid_channel(model, integral, previous, fresh, i, error, period):
+    """One channel of the rate PID; updates ``integral[i]`` and ``previous[i]``."""
+    error = _clip(error, MAX_ERROR)
+    integral[i] = _clip(integral[i] + error * period, model.rate_integral_bound[i])
+    value = model.rate_kp[i] * error + model.rate_ki[i] * integral[i]
+    if not fresh:
+        value += model.rate_kd[i] * (error - previous[i]) / period
+    previous[i] = error
+    return _clip(value, model.rate_limits[i])
+
+
+@njit(cache=True, _nrt=False)
+def rate_torque(state, model, w, d, p_ref, q_ref, r_ref, period):
+    """Body torque [N m] tracking body rates [rad/s]; advances the rate PID of (w, d)."""
+    omega = state.ang_vel[w, d]
+    integral, previous = state.rate_integral[w, d], state.rate_previous[w, d]
+    fresh = state.rate_fresh[w, d]
+    a_x = _pid_channel(model, integral, previous, fresh, 0, p_ref - omega[0], period)
+    a_y = _pid_channel(model, integral, previous, fresh, 1, q_ref - omega[1], period)
+    a_z = _pid_channel(model, integral, previous, fresh, 2, r_ref - omega[2], period)
+    state.rate_fresh[w, d] = False
+    j = model.inertia
+    gx, gy, gz = cross(omega[0], omega[1], omega[2], j[0] * omega[0], j[1] * omega[1],
+                       j[2] * omega[2])
+    return j[0] * a_x + gx, j[1] * a_y + gy, j[2] * a_z + gz
+
+
+@njit(cache=True, _nrt=False)
+def attitude_rates(model, rotation, roll, pitch, yaw):
+    """Body-rate setpoint [rad/s] from the rotation error to the Euler angles."""
+    error = transpose_times(euler_to_matrix(roll, pitch, yaw), rotation)  # R_d^T R
+    ex = 0.5 * (error[7] - error[5])
+    ey = 0.5 * (error[2] - error[6])
+    ez = 0.5 * (error[3] - error[1])
+    k, lim = model.angle_kp, model.angle_rate_limits
+    return (_clip(-k[0] * ex, lim[0]), _clip(-k[1] * ey, lim[1]), _clip(-k[2] * ez, lim[2]))
+
+
+@njit(cache=True, _nrt=False)
+def _unit(x, y, z):
+    norm = math.sqrt(x * x + y * y + z * z)
+    if norm > 0.0:
+        return x / norm, y / norm, z / norm, norm
+    return x, y, z, norm
+
+
+@njit(cache=True, _nrt=False)
+def _attitude(fx, fy, fz, yaw):
+    """Rotation with z along F and heading yaw; also |F| and |y_C x z_B| (flatness.py)."""
+    ycx, ycy = -math.sin(yaw), math.cos(yaw)
+    zx, zy, zz, force_norm = _unit(fx, fy, fz)
+    cx, cy, cz = cross(ycx, ycy, 0.0, zx, zy, zz)
+    xx, xy, xz, cross_norm = _unit(cx, cy, cz)
+    yx, yy, yz = cross(zx, zy, zz, xx, xy, xz)
+    return (xx, yx, zx, xy, yy, zy, xz, yz, zz), force_norm, cross_norm
+
+
+@njit(cache=True, _nrt=False)
+def flat_feedforward(ref, gravity):
+    """Body rates and accelerations of the flat reference ``ref`` (18,) (Faessler et al.)."""
+    rotation, c, c_3 = _attitude(ref[6], ref[7], ref[8] + gravity, ref[15])
+    yaw, yaw_rate, yaw_acc = ref[15], ref[16], ref[17]
+    jx, jy, jz = transpose_times_vector(rotation, ref[9], ref[10], ref[11])
+    sx, sy, _ = transpose_times_vector(rotation, ref[12], ref[13], ref[14])
+    cos_yaw, sin_yaw = math.cos(yaw), math.sin(yaw)
+    xcx, xcy, xcz = transpose_times_vector(rotation, cos_yaw, sin_yaw, 0.0)
+    _, ycy, ycz = transpose_times_vector(rotation, -sin_yaw, cos_yaw, 0.0)
+    b_3 = -ycz
+    w_x = -jy / c
+    w_y = jx / c
+    w_z = (c * yaw_rate * xcx - b_3 * jx) / (c * c_3)
+    e_1 = sx - 2.0 * jz * w_y - c * w_x * w_z
+    e_2 = -sy - 2.0 * jz * w_x + c * w_y * w_z
+    e_3 = (yaw_acc * xcx + 2.0 * yaw_rate * w_z * xcy - 2.0 * yaw_rate * w_y * xcz
+           - w_x * w_y * ycy - w_x * w_z * ycz)
+    return (w_x, w_y, w_z), (e_2 / c, e_1 / c, (c * e_3 - b_3 * e_1) / (c * c_3))
+
+
+@njit(cache=True, _nrt=False)
+def geometric_wrench(state, model, gravity, w, d, rotation, ref):
+    """Mode 7: Lee's law for the flat reference ``ref`` (18,); returns (f, tx, ty, tz)."""
+    omega_d, omega_dot_d = flat_feedforward(ref, gravity)
+    pos, vel, omega = state.pos[w, d], state.vel[w, d], state.ang_vel[w, d]
+    m = model.mass
+    kp, kv = model.geo_kp, model.geo_kv
+    fx = m * (ref[6] + kp[0] * (ref[0] - pos[0]) + kv[0] * (ref[3] - vel[0]))
+    fy = m * (ref[7] + kp[1] * (ref[1] - pos[1]) + kv[1] * (ref[4] - vel[1]))
+    fz = m * (ref[8] + kp[2] * (ref[2] - pos[2]) + kv[2] * (ref[5] - vel[2]) + gravity)
+    yaw = ref[15]
+    ax, ay, az = fx, fy, fz
+    if math.sqrt(fx * fx + fy * fy + fz * fz) < MIN_THRUST_PER_MASS * m:
+        ax, ay, az = rotation[2], rotation[5], rotation[8]
+    rotation_d, _, heading_cosine = _attitude(ax, ay, az, yaw)
+    if heading_cosine < MIN_HEADING_COSINE:  # rolled 90 degrees: build x from y instead
+        zx, zy, zz = rotation_d[2], rotation_d[5], rotation_d[8]
+        cx, cy, cz = cross(zx, zy, zz, math.cos(yaw), math.sin(yaw), 0.0)
+        yx, yy, yz, _ = _unit(cx, cy, cz)
+        xx, xy, xz = cross(yx, yy, yz, zx, zy, zz)
+        rotation_d = (xx, yx, zx, xy, yy, zy, xz, yz, zz)
+    relative = transpose_times(rotation, rotation_d)  # R^T R_d; its transpose is R_d^T R
+    erx = 0.5 * (relative[5] - relative[7])
+    ery = 0.5 * (relative[6] - relative[2])
+    erz = 0.5 * (relative[1] - relative[3])
+    rx, ry, rz = times_vector(relative, omega_d[0], omega_d[1], omega_d[2])
+    ax_, ay_, az_ = times_vector(relative, omega_dot_d[0], omega_dot_d[1], omega_dot_d[2])
+    ewx, ewy, ewz = omega[0] - rx, omega[1] - ry, omega[2] - rz
+    thrust = fx * rotation[2] + fy * rotation[5] + fz * rotation[8]
+    j = model.inertia
+    gx, gy, gz = cross(omega[0], omega[1], omega[2], j[0] * omega[0], j[1] * omega[1],
+                       j[2] * omega[2])
+    cx, cy, cz = cross(omega[0], omega[1], omega[2], rx, ry, rz)
+    kr, kw = model.geo_kr, model.geo_kw
+    return (thrust,
+            -kr[0] * erx - kw[0] * ewx + gx - j[0] * (cx - ax_),
+            -kr[1] * ery - kw[1] * ewy + gy - j[1] * (cy - ay_),
+            -kr[2] * erz - kw[2] * ewz + gz - j[2] * (cz - az_))
+
+
+@njit(cache=True, _nrt=False)
+def _collective_range(model, tilt, tx, ty, yaw, tz):
+    """Thrust interval [N] keeping ``tilt * u_rp + yaw * u_y + c u_1`` within the limits."""
+    pinv, coll, low, high = model.pinv, model.collective, model.low, model.high
+    lower, upper = -math.inf, math.inf
+    for i in range(pinv.shape[0]):
+        part = tilt * (pinv[i, 1] * tx + pinv[i, 2] * ty) + yaw * pinv[i, 3] * tz
+        lower = max(lower, (low[i] - part) / coll[i])
+        upper = min(upper, (high[i] - part) / coll[i])
+    return lower, upper
+
+
+@njit(cache=True, _nrt=False)
+def _fits(model, scale, scale_yaw, tx, ty, tz):
+    """Whether some collective fits with the torque part scaled by ``scale``: the yaw part
+    (roll/pitch in full) if ``scale_yaw``, else the roll/pitch part (no yaw)."""
+    if scale_yaw:
+        lower, upper = _collective_range(model, 1.0, tx, ty, scale, tz)
+    else:
+        lower, upper = _collective_range(model, scale, tx, ty, 0.0, tz)
+    return lower <= upper
+
+
+@njit(cache=True, _nrt=False)
+def _largest_scale(model, tx, ty, tz, scale_yaw):
+    """Largest scale in [0, 1] that fits (Allocator._largest_scale), by bisection."""
+    if _fits(model, 1.0, scale_yaw, tx, ty, tz):
+        return 1.0
+    if not _fits(model, 0.0, scale_yaw, tx, ty, tz):
+        return 0.0
+    low, high = 0.0, 1.0
+    for _ in range(BISECTION_STEPS):
+        middle = 0.5 * (low + high)
+        if _fits(model, middle, scale_yaw, tx, ty, tz):
+            low = middle
+        else:
+            high = middle
+    return low
+
+
+@njit(cache=True, _nrt=False)
+def allocate(model, command, thrust, tx, ty, tz):
+    """Write into ``command`` (n,) the rotor speeds for the wrench [N, N m]."""
+    bound = model.wrench_bound
+    thrust, tx = _clip(thrust, bound[0]), _clip(tx, bound[1])
+    ty, tz = _clip(ty, bound[2]), _clip(tz, bound[3])
+    pinv, low, high = model.pinv, model.low, model.high
+    n = pinv.shape[0]
+    saturated = False
+    for i in range(n):
+        squared = pinv[i, 0] * thrust + pinv[i, 1] * tx + pinv[i, 2] * ty + pinv[i, 3] * tz
+        command[i] = squared
+        if squared < low[i] or squared > high[i]:
+            saturated = True
+    if saturated:
+        yaw_scale = _largest_scale(model, tx, ty, tz, True)
+        tilt_scale = 1.0 if yaw_scale > 0.0 else _largest_scale(model, tx, ty, tz, False)
+        lower, upper = _collective_range(model, tilt_scale, tx, ty, yaw_scale, tz)
+        collective = min(max(thrust, lower), upper)
+        for i in range(n):
+            squared = (tilt_scale * (pinv[i, 1] * tx + pinv[i, 2] * ty)
+                       + yaw_scale * pinv[i, 3] * tz + collective * model.collective[i])
+            command[i] = min(max(squared, low[i]), high[i])
+    for i in range(n):
+        command[i] = math.sqrt(command[i])
+
+
+@njit(cache=True, _nrt=False)
+def control_tick(state, model, config, mode, w, d):
+    """One controller tick of drone (w, d) in ``mode``: new rotor commands."""
+    command = state.rotor_command[w, d]
+    setpoint = state.setpoint[w, d]
+    if mode == ROTOR_SPEEDS:
+        for i in range(command.shape[0]):
+            command[i] = min(max(setpoint[i], model.min_speed[i]), model.max_speed[i])
+        return
+    if mode == FORCE_TORQUE:
+        allocate(model, command, setpoint[0], setpoint[1], setpoint[2], setpoint[3])
+        return
+    q = state.quat[w, d]
+    rotation = quat_to_matrix(q[0], q[1], q[2], q[3])
+    if mode == POSITION:
+        if state.use_reference[w, d]:
+            ref = state.reference[w, d]
+        else:
+            ref = state.reference[w, d]
+            for i in range(18):
+                ref[i] = 0.0
+            ref[0] = _clip(setpoint[0], MAX_REFERENCE)
+            ref[1] = _clip(setpoint[1], MAX_REFERENCE)
+            ref[2] = _clip(setpoint[3], MAX_REFERENCE)
+            ref[15] = setpoint[2]
+        f, tx, ty, tz = geometric_wrench(state, model, config.gravity, w, d, rotation, ref)
+        allocate(model, command, f, tx, ty, tz)
+        return
+    if mode == BODY_RATES:
+        p_ref, q_ref, r_ref = setpoint[0], setpoint[1], setpoint[2]
+    else:
+        p_ref, q_ref, r_ref = attitude_rates(model, rotation, setpoint[0], setpoint[1],
+                                             setpoint[2])
+    tx, ty, tz = rate_torque(state, model, w, d, p_ref, q_ref, r_ref, config.control_period)
+    allocate(model, command, setpoint[3], tx, ty, tz)

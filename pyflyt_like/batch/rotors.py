@@ -1,0 +1,83 @@
+"""Rotor models for the kernels: motor lag, thrust and yaw torque, and the rotor
+aerodynamics of :mod:`~pyflyt_like.core.abstractions.rotor_aerodynamics` (ground effect,
+rotor drag, downwash between the drones of one world), as one body-frame wrench.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from .rotations import transpose_times_vector
+
+
+@njit(cache=True, _nrt=False)
+def downwash_force(delta_xy, delta_z, prop_radius, c1, c2, c3):
+    """Vertical force [N] (<= 0) on a drone ``delta_z`` below another (the core's model)."""
+    if delta_z <= 0.0:
+        return 0.0
+    min_width = 2.0 * prop_radius
+    near_field_end = (min_width - c3) / c2 if c2 > 0.0 else 0.0
+    height = max(delta_z, near_field_end)
+    alpha = c1 * (prop_radius / (4.0 * height)) ** 2
+    beta = max(c2 * height + c3, min_width)
+    return -alpha * math.exp(-0.5 * (delta_xy / beta) ** 2)
+
+
+@njit(cache=True, _nrt=False)
+def rotor_wrench(state, plant, model, config, w, d, rotation):
+    """Advance the rotor speeds of (w, d) one step, then return its rotor wrench: body
+    force (fx, fy, fz) [N] and torque about the centre of mass (tx, ty, tz) [N m]."""
+    speeds, command = state.rotor_speed[w, d], state.rotor_command[w, d]
+    gain, kf, km = plant.lag_gain[w, d], plant.kf[w, d], plant.km[w, d]
+    com = plant.com_offset[w, d]
+    positions, spins = model.positions, model.spins
+    z = state.pos[w, d, 2]
+    upright = config.ground_effect and rotation[8] > 0.0
+    fx = fy = fz = tx = ty = tz = 0.0
+    total = 0.0
+    for i in range(speeds.shape[0]):
+        speed = speeds[i] + gain * (command[i] - speeds[i])
+        speeds[i] = speed
+        squared = speed * abs(speed)
+        thrust = kf * squared
+        px, py, pz = positions[i, 0], positions[i, 1], positions[i, 2]
+        if upright:
+            height = max(z + rotation[6] * px + rotation[7] * py + rotation[8] * pz,
+                         model.ground_clip)
+            thrust += thrust * model.ground_effect_coeff * (
+                model.prop_radius / (4.0 * height)) ** 2
+        fz += thrust
+        tx += (py - com[1]) * thrust
+        ty -= (px - com[0]) * thrust
+        tz += km * squared * spins[i]
+        total += abs(speed)
+    if config.rotor_drag:
+        vel, wind = state.vel[w, d], state.wind[w]
+        bx, by, bz = transpose_times_vector(rotation, vel[0] - wind[0], vel[1] - wind[1],
+                                            vel[2] - wind[2])
+        scale = total * model.speed_to_rad_s * plant.drag_scale[w, d]
+        dx = -model.drag_coeffs[0] * bx * scale
+        dy = -model.drag_coeffs[1] * by * scale
+        dz = -model.drag_coeffs[2] * bz * scale
+        fx += dx
+        fy += dy
+        fz += dz
+        # applied at the body origin, -com_offset from the centre of mass
+        tx += -com[1] * dz + com[2] * dy
+        ty += -com[2] * dx + com[0] * dz
+        tz += -com[0] * dy + com[1] * dx
+    if config.downwash:
+        pos = state.pos[w]
+        vertical = 0.0
+        c = model.downwash_coeffs
+        for other in range(pos.shape[0]):
+            if other != d:
+                vertical += downwash_force(
+                    math.hypot(pos[other, 0] - pos[d, 0], pos[other, 1] - pos[d, 1]),
+                    pos[other, 2] - pos[d, 2], model.prop_radius, c[0], c[1], c[2])
+        fx += rotation[6] * vertical
+        fy += rotation[7] * vertical
+        fz += rotation[8] * vertical
+    return fx, fy, fz, tx, ty, tz
