@@ -17,6 +17,7 @@ PUBLIC_MODULES = (
     "pyflyt_like.core.abstractions",
     "pyflyt_like.core.drones",
     "pyflyt_like.core.wind",
+    "pyflyt_like.batch",
     "pyflyt_like.envs",
     "pyflyt_like.missions",
 )

@@ -102,7 +102,9 @@ class BatchedAviary:
         start_orn: (D, 3) or (W, D, 3) reset Euler angles [rad]; default zero.
         integrator: ``"semi_implicit"`` (PyBullet's scheme, default), ``"euler"``, ``"rk4"``.
         gravity: [m/s^2], >= 0.
-        ground_effect, rotor_drag, downwash: the rotor aerodynamics (off by default).
+        ground_effect: rotor thrust gain near the floor (off by default).
+        rotor_drag: drag from the air velocity and the rotor speeds (off by default).
+        downwash: the push from drones above in the same world (off by default).
         wind: (3,) or (W, 3) mean wind [m/s], world frame; default none.
         turbulence: ``None`` or a dict of Dryden options ``wind_speed_20ft`` [m/s] (5),
             ``airspeed`` [m/s] (10), ``altitude`` [m] (10): independent turbulence per
