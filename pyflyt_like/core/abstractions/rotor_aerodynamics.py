@@ -120,14 +120,18 @@ class RotorAerodynamics:
                 other vehicle whose downwash acts here.
         """
         client, uav, frame = self.client_id, self.uav_id, pybullet.LINK_FRAME
+        force = np.zeros(3)
+        torque = np.zeros(3)
         if self.ground_effect and rotation[2, 2] > 0.0:
             heights = position[2] + self.prop_positions @ rotation[2]
             extra = self.kf * speeds**2 * ground_effect_gain(
                 heights, self.prop_radius, self.ground_effect_coeff, self.max_ground_gain)
-            for link, force in zip(self.prop_ids, extra.tolist()):
-                pybullet.applyExternalForce(uav, link, (0.0, 0.0, force), (0.0, 0.0, 0.0), frame,
-                                            physicsClientId=client)
-        force = np.zeros(3)
+            # one base wrench, as the motors apply theirs: PyBullet's link frames lag a step
+            force[2] = extra.sum()
+            torque[0] = self.prop_positions[:, 1] @ extra
+            torque[1] = -(self.prop_positions[:, 0] @ extra)
+            pybullet.applyExternalTorque(uav, -1, torque.tolist(), frame,
+                                         physicsClientId=client)
         if self.rotor_drag:
             total = float(np.sum(np.abs(speeds))) * self.speed_to_rad_s
             force += self.drag_coeffs * (air_velocity @ rotation) * total
@@ -138,6 +142,6 @@ class RotorAerodynamics:
                 vertical += downwash_force(math.hypot(delta[0], delta[1]), delta[2], radius,
                                            coefficients)
             force += rotation[2] * vertical  # ground z expressed in the body frame
-        if self.rotor_drag or self.downwash:
+        if self.enabled:
             pybullet.applyExternalForce(uav, -1, force.tolist(), (0.0, 0.0, 0.0), frame,
                                         physicsClientId=client)
