@@ -51,7 +51,7 @@ def fly_both(model: str, mode: int, seconds: float = 2.0, start=(START,), wind=N
         for k in range(int(seconds * HZ)):
             setpoint = command(mode, k / HZ, hover, weight, n)
             setpoints = np.tile(setpoint, (n_drones, 1))
-            if mode == 7:
+            if mode == 7:  # the position command is about START: move it to each start
                 setpoints[:, [0, 1, 3]] += start
                 setpoints[:, 3] -= START[2]
             for i in range(n_drones):

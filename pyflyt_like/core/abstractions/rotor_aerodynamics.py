@@ -68,7 +68,8 @@ class RotorAerodynamics:
         physics_period: seconds per physics step.
         np_random: the aviary's random generator (unused).
         uav_id: pybullet body id.
-        prop_ids: (n,) rotor link ids.
+        prop_ids: (n,) rotor link ids (their count is the rotor count; every force acts on
+            the base).
         prop_positions: (n, 3) rotor positions in the body frame [m].
         kf: (n,) thrust per squared rotor speed (model unit).
         speed_to_rad_s: factor from the model's rotor-speed unit to rad/s.
