@@ -14,6 +14,8 @@ import pytest
 
 from pyflyt_like.batch import MODES, RANDOMIZE_KEYS, BatchedAviary
 
+from .quaternions import reference_euler, reference_matrix
+
 STATE_FIELDS = ("pos", "quat", "vel", "ang_vel", "rotor_speed", "elapsed_time")
 
 
@@ -334,24 +336,6 @@ def test_bad_setpoints_steps_and_references_raise():
 
 
 # ---------------------------------------------------------------------------- 6. views, layout
-def reference_euler(quat: np.ndarray) -> np.ndarray:
-    x, y, z, w = np.moveaxis(quat, -1, 0)
-    roll = np.arctan2(2 * (w * x + y * z), 1 - 2 * (x * x + y * y))
-    pitch = np.arcsin(np.clip(2 * (w * y - z * x), -1.0, 1.0))
-    yaw = np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
-    return np.stack((roll, pitch, yaw), axis=-1)
-
-
-def reference_matrix(quat: np.ndarray) -> np.ndarray:
-    x, y, z, w = np.moveaxis(quat, -1, 0)
-    rows = (
-        (1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)),
-        (2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)),
-        (2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)),
-    )
-    return np.stack([np.stack(row, axis=-1) for row in rows], axis=-2)
-
-
 def test_views_shapes_layout_and_frames():
     n_worlds, n_drones = 3, 2
     sim = BatchedAviary(n_worlds=n_worlds, n_drones=n_drones, drone_model="hexarotor",

@@ -7,6 +7,8 @@ import pytest
 
 from pyflyt_like.batch import BatchedAviary
 
+from .quaternions import reference_matrix
+
 G = 9.81
 
 
@@ -90,12 +92,7 @@ def spin(integrator, seconds, omega, randomize=None):
 
 def angular_momentum(sim):
     """World-frame angular momentum R J w of drone (0, 0)."""
-    x, y, z, w = sim.quat[0, 0]
-    rotation = np.array([
-        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
-    return rotation @ (sim.plant.inertia[0, 0] * sim.ang_vel[0, 0])
+    return reference_matrix(sim.quat[0, 0]) @ (sim.plant.inertia[0, 0] * sim.ang_vel[0, 0])
 
 
 def test_axisymmetric_body_precesses_at_the_closed_form_rate():
