@@ -122,17 +122,15 @@ class RotorAerodynamics:
         """
         client, uav, frame = self.client_id, self.uav_id, pybullet.LINK_FRAME
         force = np.zeros(3)
-        torque = np.zeros(3)
         if self.ground_effect and rotation[2, 2] > 0.0:
             heights = position[2] + self.prop_positions @ rotation[2]
             extra = self.kf * speeds**2 * ground_effect_gain(
                 heights, self.prop_radius, self.ground_effect_coeff, self.max_ground_gain)
             # one base wrench, as the motors apply theirs: PyBullet's link frames lag a step
             force[2] = extra.sum()
-            torque[0] = self.prop_positions[:, 1] @ extra
-            torque[1] = -(self.prop_positions[:, 0] @ extra)
-            pybullet.applyExternalTorque(uav, -1, torque.tolist(), frame,
-                                         physicsClientId=client)
+            torque = (float(self.prop_positions[:, 1] @ extra),
+                      -float(self.prop_positions[:, 0] @ extra), 0.0)
+            pybullet.applyExternalTorque(uav, -1, torque, frame, physicsClientId=client)
         if self.rotor_drag:
             total = float(np.sum(np.abs(speeds))) * self.speed_to_rad_s
             force += self.drag_coeffs * (air_velocity @ rotation) * total
