@@ -23,6 +23,9 @@ TASKS = {
     "Rocket-Landing": "rocket_landing_env:RocketLandingEnv",
 }
 
+# Multirotor-<task>: a batched VectorEnv (vector_entry_point) and its PyBullet twin
+MULTIROTOR_TASKS = ("Hover", "Reach", "Track", "Land")
+
 # class name -> module of that class, for the lazy exports below
 _TASK_MODULES = dict(reversed(entry.split(":")) for entry in TASKS.values())
 
@@ -31,6 +34,13 @@ __all__ = ["TASKS", "FlattenWaypointEnv", "MAFixedwingDogfightEnv", "MAQuadXHove
 
 for _name, _entry_point in TASKS.items():
     register(id=f"pyflyt_like/{_name}-v0", entry_point=f"pyflyt_like.envs.{_entry_point}")
+
+for _task in MULTIROTOR_TASKS:
+    register(id=f"pyflyt_like/Multirotor-{_task}-v0",
+             entry_point="pyflyt_like.envs.multirotor_tasks.twin_env:MultirotorTwinEnv",
+             vector_entry_point="pyflyt_like.envs.multirotor_tasks.vector_env:"
+                                "MultirotorVectorEnv",
+             kwargs={"task": _task})
 
 
 def __getattr__(name: str):

@@ -1,0 +1,73 @@
+"""The multirotor tasks' action: a normalised vector in [-1, 1]^k mapped to an engine setpoint.
+
+Zero is always the hover command; -1 and +1 reach the model's limits (from its YAML):
+
+- ``control_mode=-1``: k = n rotors, rotor speeds; -1 ``min_speed``, 0 the hover speed,
+  +1 ``max_speed`` (piecewise linear, so zero hovers whatever the model's range).
+- ``control_mode=0``: body rates p, q, r [rad/s] scaled by the attitude loop's
+  ``rate_limits``, and collective thrust: -1 the thrust at ``min_speed``, 0 the weight,
+  +1 the thrust at ``max_speed`` [N].
+- ``control_mode=1``: roll and pitch scaled by ``position_pid.max_tilt`` [rad], yaw by pi
+  [rad] (an absolute heading), and collective thrust as in mode 0.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from pyflyt_like.common.multirotor_model import MultirotorModel
+
+CONTROL_MODES = (-1, 0, 1)
+
+
+def check_control_mode(control_mode: object) -> int:
+    """Return ``control_mode`` as an int if it is one of :data:`CONTROL_MODES`, else raise."""
+    if isinstance(control_mode, (bool, np.bool_)) or not isinstance(control_mode,
+                                                                   (int, np.integer)):
+        raise TypeError(f"control_mode must be an int, one of {list(CONTROL_MODES)} (-1 rotor "
+                        f"speeds, 0 rates + thrust, 1 attitude + thrust), got {control_mode!r}")
+    if control_mode not in CONTROL_MODES:
+        raise ValueError(f"control_mode must be one of {list(CONTROL_MODES)} (-1 rotor speeds, "
+                         f"0 rates + thrust, 1 attitude + thrust), got {control_mode}")
+    return int(control_mode)
+
+
+class ActionMap:
+    """Maps (W, k) normalised actions to (W, k) setpoints of the engine's ``control_mode``.
+
+    Args:
+        model: the multirotor's parameters.
+        control_mode: -1, 0 or 1 (see the module docstring).
+        gravity: [m/s^2], for the hover point.
+    """
+
+    def __init__(self, model: MultirotorModel, control_mode: int, gravity: float):
+        self.control_mode = check_control_mode(control_mode)
+        n = model.n_rotors
+        if self.control_mode == -1:
+            hover = model.hover_speed(gravity)
+            centre = np.full(n, hover)
+            below, above = np.full(n, hover - model.min_speed), np.full(n, model.max_speed - hover)
+        else:
+            weight = model.mass * gravity
+            thrust_range = (weight - n * model.kf * model.min_speed ** 2,
+                            n * model.kf * model.max_speed ** 2 - weight)
+            if self.control_mode == 0:
+                angular = np.asarray(model.rate_limits, float)
+                centre = np.array((0.0, 0.0, 0.0, weight))
+            else:
+                tilt = float(model.position_pid["max_tilt"])
+                angular = np.array((tilt, tilt, math.pi))
+                centre = np.array((0.0, 0.0, 0.0, weight))
+            below = np.array((*angular, thrust_range[0]))
+            above = np.array((*angular, thrust_range[1]))
+        self.size = len(centre)
+        self._centre, self._below, self._above = centre, below, above
+
+    def __call__(self, action: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """Write the setpoints of ``action`` ((W, k), already within [-1, 1]) into ``out``."""
+        np.multiply(action, np.where(action < 0.0, self._below, self._above), out=out)
+        out += self._centre
+        return out

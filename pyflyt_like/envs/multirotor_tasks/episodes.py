@@ -1,0 +1,121 @@
+"""One agent step of a multirotor task over W worlds, for either engine.
+
+Actions are clipped to [-1, 1], delayed by ``action_delay_steps``, mapped to setpoints and
+held for ``physics_hz / agent_hz`` physics steps; then the task scores the step and builds
+the observation:
+
+    [task features, body-to-world rotation matrix (9, row-major), world velocity (3) [m/s],
+     body rates (3) [rad/s], the last action (k)]
+
+plus Gaussian noise of standard deviation ``observation_noise`` on every entry.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+
+from .actions import ActionMap
+from .kinematics import Kinematics
+from .options import TaskOptions
+from .task import MultirotorTask
+
+STATE_SIZE = 9 + 3 + 3  # rotation matrix, velocity, body rates
+
+
+class Episodes:
+    """W episodes of ``task`` flown by ``backend`` (a BatchBackend or a PyBulletBackend).
+
+    Args:
+        task: the task over the backend's W worlds.
+        backend: the engine.
+        options: the checked options.
+    """
+
+    def __init__(self, task: MultirotorTask, backend, options: TaskOptions):
+        self.task, self.backend, self.options = task, backend, options
+        self.n_worlds = n = task.n_worlds
+        self.action_map = ActionMap(backend.model, options.control_mode, backend.gravity)
+        k = self.action_size = self.action_map.size
+        self.observation_size = task.feature_size + STATE_SIZE + k
+        duration = (options.max_duration_seconds if options.max_duration_seconds is not None
+                    else task.max_duration_seconds)
+        self.max_steps = max(1, round(duration * options.agent_hz))
+        self.steps_per_action = options.physics_steps_per_action
+        self.agent_period = 1.0 / options.agent_hz
+        self.step_count = np.zeros(n, np.int64)
+        self.time = np.zeros(n)
+        self.last_action = np.zeros((n, k))
+        # ring of pending actions: slot `_slot` holds the one due now
+        self._pending = np.zeros((options.action_delay_steps + 1, n, k))
+        self._slot = 0
+        self._setpoints = np.zeros((n, k))
+        self.observation = np.zeros((n, self.observation_size), np.float32)
+        self._noise = options.observation_noise
+
+    def reset(self, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Start new episodes in the worlds of ``mask`` ((W,) bool); the other rows of the
+        returned (W, obs) observation are the last ones, unchanged."""
+        start_pos, start_orn = self.task.reset(mask, rng)
+        seed = int(rng.integers(2**31))
+        self.backend.reset(mask, start_pos, start_orn, seed, rng)
+        self.step_count[mask] = 0
+        self.time[mask] = 0.0
+        self.last_action[mask] = 0.0
+        self._pending[:, mask] = 0.0  # zero is the hover command
+        kinematics = self.backend.kinematics()
+        self.task.start(kinematics, mask)
+        self._observe(kinematics, mask, rng)
+        return self.observation
+
+    def step(self, action: np.ndarray, rng: np.random.Generator):
+        """Apply (W, k) actions for one agent period.
+
+        Returns:
+            observations (W, obs) float32, rewards (W,), terminated (W,) bool, truncated
+            (W,) bool.
+        """
+        if not np.isfinite(action).all():
+            raise ValueError("actions must be finite (no NaN or inf)")
+        np.clip(action, -1.0, 1.0, out=self.last_action)
+        pending = self._pending
+        pending[self._slot] = self.last_action
+        self._slot = (self._slot + 1) % len(pending)
+        due = pending[self._slot]  # written action_delay_steps steps ago (zero at first)
+        self.backend.step(self.action_map(due, self._setpoints), self.steps_per_action)
+        self.step_count += 1
+        np.multiply(self.step_count, self.agent_period, out=self.time)
+        kinematics = self.backend.kinematics()
+        reward, terminated = self.task.evaluate(kinematics, self.time, rng)
+        truncated = (self.step_count >= self.max_steps) & ~terminated
+        self._observe(kinematics, None, rng)
+        return self.observation, reward, terminated, truncated
+
+    def _observe(self, kinematics: Kinematics, mask: np.ndarray | None,
+                 rng: np.random.Generator) -> None:
+        n = self.n_worlds
+        parts = (self.task.features(kinematics, self.time), kinematics.rot.reshape(n, 9),
+                 kinematics.vel, kinematics.ang_vel, self.last_action)
+        fresh = np.concatenate(parts, axis=1)
+        if self._noise > 0.0:
+            fresh += rng.normal(0.0, self._noise, fresh.shape)
+        if mask is None:
+            self.observation[:] = fresh
+        else:
+            self.observation[mask] = fresh[mask]
+
+
+def single_spaces(episodes: Episodes) -> tuple[spaces.Box, spaces.Box]:
+    """The observation and action spaces of one world (float32; actions in [-1, 1])."""
+    observation = spaces.Box(-np.inf, np.inf, (episodes.observation_size,), np.float32)
+    action = spaces.Box(-1.0, 1.0, (episodes.action_size,), np.float32)
+    return observation, action
+
+
+def make_task(task_name: str, n_worlds: int, options: TaskOptions) -> MultirotorTask:
+    """The task ``task_name`` ("Hover", "Reach", "Track", "Land") over ``n_worlds``."""
+    from . import TASK_CLASSES
+
+    if task_name not in TASK_CLASSES:
+        raise ValueError(f"task must be one of {list(TASK_CLASSES)}, got {task_name!r}")
+    return TASK_CLASSES[task_name](n_worlds, 1.0 / options.agent_hz)

@@ -1,0 +1,71 @@
+"""The options both the VectorEnv and its PyBullet twin take, checked once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pyflyt_like.batch.randomization import check_randomize
+from pyflyt_like.common.validation import (
+    check_finite,
+    check_int,
+    check_positive_float,
+    check_positive_int,
+    divisors_text,
+)
+
+from .actions import check_control_mode
+
+DEFAULT_PHYSICS_HZ = 500
+DEFAULT_AGENT_HZ = 50
+
+
+@dataclass(frozen=True)
+class TaskOptions:
+    """Checked task options.
+
+    Attributes:
+        drone_model: any multirotor YAML of the package (cf2x, cf2p, racer, crazyflie21,
+            crazyflie21plus, hexarotor).
+        control_mode: -1 rotor speeds, 0 body rates + thrust, 1 attitude + thrust.
+        agent_hz: agent steps per second; must divide ``physics_hz``.
+        physics_hz: physics (and controller) rate [Hz].
+        max_duration_seconds: episode length [s]; None for the task's default.
+        randomize: the batched engine's ``randomize`` ranges (the twin applies ``mass`` and
+            ``inertia``), or None.
+        action_delay_steps: agent steps between an action and its effect (>= 0).
+        observation_noise: standard deviation of Gaussian noise added to every observation
+            entry (>= 0, in the entry's unit).
+    """
+
+    drone_model: str = "crazyflie21"
+    control_mode: int = 1
+    agent_hz: int = DEFAULT_AGENT_HZ
+    physics_hz: int = DEFAULT_PHYSICS_HZ
+    max_duration_seconds: float | None = None
+    randomize: dict | None = None
+    action_delay_steps: int = 0
+    observation_noise: float = 0.0
+
+    def __post_init__(self):
+        if not isinstance(self.drone_model, str):
+            raise TypeError(f"drone_model must be the name of a multirotor YAML (str), got "
+                            f"{self.drone_model!r}")
+        check_control_mode(self.control_mode)
+        physics_hz = check_positive_int("physics_hz", self.physics_hz)
+        agent_hz = check_positive_int("agent_hz", self.agent_hz)
+        if physics_hz % agent_hz:
+            raise ValueError(f"agent_hz={agent_hz} must divide physics_hz={physics_hz}; "
+                             f"allowed: {divisors_text(physics_hz)}")
+        if self.max_duration_seconds is not None:
+            check_positive_float("max_duration_seconds", self.max_duration_seconds)
+        check_randomize(self.randomize)
+        if check_int("action_delay_steps", self.action_delay_steps) < 0:
+            raise ValueError(f"action_delay_steps must be an int >= 0, got "
+                             f"{self.action_delay_steps}")
+        if check_finite("observation_noise", self.observation_noise) < 0:
+            raise ValueError(f"observation_noise must be a finite number >= 0, got "
+                             f"{self.observation_noise!r}")
+
+    @property
+    def physics_steps_per_action(self) -> int:
+        return self.physics_hz // self.agent_hz

@@ -1,0 +1,74 @@
+"""The PyBullet twin of a multirotor task: a single gymnasium.Env on the Aviary."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from ..chase_camera import (
+    DEFAULT_RENDER_RESOLUTION,
+    check_render_mode,
+    check_render_resolution,
+    make_chase_camera,
+)
+from .episodes import Episodes, make_task, single_spaces
+from .options import TaskOptions
+from .pybullet_backend import PyBulletBackend
+
+_ALL = np.ones(1, bool)
+
+
+class MultirotorTwinEnv(gymnasium.Env):
+    """One episode at a time of a multirotor task on PyBullet, with the same spaces,
+    observation, reward, termination and truncation as :class:`MultirotorVectorEnv` (one
+    shared implementation), so a policy trained on the batched engine flies here unchanged.
+
+    Args:
+        task: "Hover", "Reach", "Track" or "Land".
+        render_mode: None, "rgb_array" (chase camera) or "human" (PyBullet's GUI).
+        render_resolution: (height, width) of rgb_array frames [px].
+        **options: the task options, see :class:`.options.TaskOptions`; ``randomize``
+            takes ``mass`` and ``inertia`` here.
+    """
+
+    metadata = {"render_modes": ["human", "rgb_array"]}
+
+    def __init__(self, task: str, render_mode: str | None = None,
+                 render_resolution=DEFAULT_RENDER_RESOLUTION, **options: Any):
+        self.render_mode = check_render_mode(render_mode)
+        resolution = check_render_resolution(render_resolution)
+        self.options = TaskOptions(**options)
+        episode_task = make_task(task, 1, self.options)
+        backend = PyBulletBackend(self.options.drone_model, self.options.control_mode,
+                                  self.options.physics_hz, self.options.randomize,
+                                  render=self.render_mode == "human")
+        self.episodes = Episodes(episode_task, backend, self.options)
+        self.observation_space, self.action_space = single_spaces(self.episodes)
+        self.metadata = {**self.metadata, "render_fps": self.options.agent_hz}
+        self._camera = (make_chase_camera(backend.aviary, backend.drone, resolution)
+                        if self.render_mode == "rgb_array" else None)
+        self._action = np.zeros((1, self.episodes.action_size))
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        observation = self.episodes.reset(_ALL, self.np_random)
+        return observation[0].copy(), self._info()
+
+    def step(self, action):
+        self._action[0] = action
+        observation, reward, terminated, truncated = self.episodes.step(self._action,
+                                                                        self.np_random)
+        return (observation[0].copy(), float(reward[0]), bool(terminated[0]),
+                bool(truncated[0]), self._info())
+
+    def _info(self) -> dict[str, Any]:
+        return {key: value[0].item() for key, value in self.episodes.task.info().items()}
+
+    def render(self) -> np.ndarray | None:
+        """rgb_array: an (H, W, 3) uint8 chase-camera frame; None otherwise."""
+        return None if self._camera is None else self._camera.capture_rgb()
+
+    def close(self) -> None:
+        self.episodes.backend.close()
