@@ -7,8 +7,9 @@ Zero is always the hover command; -1 and +1 reach the model's limits (from its Y
 - ``control_mode=0``: body rates p, q, r [rad/s] scaled by the attitude loop's
   ``rate_limits``, and collective thrust: -1 the thrust at ``min_speed``, 0 the weight,
   +1 the thrust at ``max_speed`` [N].
-- ``control_mode=1``: roll and pitch scaled by ``position_pid.max_tilt`` [rad], yaw by pi
-  [rad] (an absolute heading), and collective thrust as in mode 0.
+- ``control_mode=1``: roll and pitch scaled by ``position_pid.max_tilt`` [rad], the yaw
+  setpoint as a turn from the current heading scaled by pi/4 [rad] (so zero holds the
+  heading whatever it is), and collective thrust as in mode 0.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numpy as np
 from pyflyt_like.common.multirotor_model import MultirotorModel
 
 CONTROL_MODES = (-1, 0, 1)
+YAW_TURN = math.pi / 4  # rad: the attitude-mode heading change at a yaw action of +-1
 
 
 def check_control_mode(control_mode: object) -> int:
@@ -59,15 +61,18 @@ class ActionMap:
                 centre = np.array((0.0, 0.0, 0.0, weight))
             else:
                 tilt = float(model.position_pid["max_tilt"])
-                angular = np.array((tilt, tilt, math.pi))
+                angular = np.array((tilt, tilt, YAW_TURN))
                 centre = np.array((0.0, 0.0, 0.0, weight))
             below = np.array((*angular, thrust_range[0]))
             above = np.array((*angular, thrust_range[1]))
         self.size = len(centre)
         self._centre, self._below, self._above = centre, below, above
 
-    def __call__(self, action: np.ndarray, out: np.ndarray) -> np.ndarray:
-        """Write the setpoints of ``action`` ((W, k), already within [-1, 1]) into ``out``."""
+    def __call__(self, action: np.ndarray, yaw: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """Write the setpoints of ``action`` ((W, k), already within [-1, 1]) into ``out``;
+        ``yaw`` (W,) [rad] is each drone's current heading (used by mode 1)."""
         np.multiply(action, np.where(action < 0.0, self._below, self._above), out=out)
         out += self._centre
+        if self.control_mode == 1:
+            out[:, 2] += yaw
         return out

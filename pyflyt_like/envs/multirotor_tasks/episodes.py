@@ -7,7 +7,9 @@ the observation:
     [task features, body-to-world rotation matrix (9, row-major), world velocity (3) [m/s],
      body rates (3) [rad/s], the last action (k)]
 
-plus Gaussian noise of standard deviation ``observation_noise`` on every entry.
+plus Gaussian noise of standard deviation ``observation_noise`` on every entry, clipped to
+the observation space's bounds (10 m per relative coordinate, 1 per matrix entry, 30 m/s,
+50 rad/s, 1 per action entry: far beyond where the tasks end an episode).
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ from .options import TaskOptions
 from .task import MultirotorTask
 
 STATE_SIZE = 9 + 3 + 3  # rotation matrix, velocity, body rates
+MAX_RELATIVE = 10.0  # m
+MAX_SPEED = 30.0  # m/s
+MAX_RATE = 50.0  # rad/s
 
 
 class Episodes:
@@ -50,7 +55,11 @@ class Episodes:
         self._pending = np.zeros((options.action_delay_steps + 1, n, k))
         self._slot = 0
         self._setpoints = np.zeros((n, k))
+        self.yaw = np.zeros(n)  # rad, each drone's heading at the last observation
         self.observation = np.zeros((n, self.observation_size), np.float32)
+        self.high = np.concatenate((np.full(task.feature_size, MAX_RELATIVE), np.ones(9),
+                                    np.full(3, MAX_SPEED), np.full(3, MAX_RATE), np.ones(k)))
+        self.low = -self.high
         self._noise = options.observation_noise
 
     def reset(self, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -82,7 +91,8 @@ class Episodes:
         pending[self._slot] = self.last_action
         self._slot = (self._slot + 1) % len(pending)
         due = pending[self._slot]  # written action_delay_steps steps ago (zero at first)
-        self.backend.step(self.action_map(due, self._setpoints), self.steps_per_action)
+        self.backend.step(self.action_map(due, self.yaw, self._setpoints),
+                          self.steps_per_action)
         self.step_count += 1
         np.multiply(self.step_count, self.agent_period, out=self.time)
         kinematics = self.backend.kinematics()
@@ -94,11 +104,14 @@ class Episodes:
     def _observe(self, kinematics: Kinematics, mask: np.ndarray | None,
                  rng: np.random.Generator) -> None:
         n = self.n_worlds
+        rot = kinematics.rot
+        np.arctan2(rot[:, 1, 0], rot[:, 0, 0], out=self.yaw)
         parts = (self.task.features(kinematics, self.time), kinematics.rot.reshape(n, 9),
                  kinematics.vel, kinematics.ang_vel, self.last_action)
         fresh = np.concatenate(parts, axis=1)
         if self._noise > 0.0:
             fresh += rng.normal(0.0, self._noise, fresh.shape)
+        np.clip(fresh, self.low, self.high, out=fresh)
         if mask is None:
             self.observation[:] = fresh
         else:
@@ -107,7 +120,8 @@ class Episodes:
 
 def single_spaces(episodes: Episodes) -> tuple[spaces.Box, spaces.Box]:
     """The observation and action spaces of one world (float32; actions in [-1, 1])."""
-    observation = spaces.Box(-np.inf, np.inf, (episodes.observation_size,), np.float32)
+    observation = spaces.Box(episodes.low.astype(np.float32), episodes.high.astype(np.float32),
+                             dtype=np.float32)
     action = spaces.Box(-1.0, 1.0, (episodes.action_size,), np.float32)
     return observation, action
 
