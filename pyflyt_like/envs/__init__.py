@@ -29,8 +29,8 @@ MULTIROTOR_TASKS = ("Hover", "Reach", "Track", "Land")
 # class name -> module of that class, for the lazy exports below
 _TASK_MODULES = dict(reversed(entry.split(":")) for entry in TASKS.values())
 
-__all__ = ["TASKS", "FlattenWaypointEnv", "MAFixedwingDogfightEnv", "MAQuadXHoverEnv",
-           *_TASK_MODULES]
+__all__ = ["MULTIROTOR_TASKS", "TASKS", "FlattenWaypointEnv", "MAFixedwingDogfightEnv",
+           "MAQuadXHoverEnv", "to_sb3_vec_env", *_TASK_MODULES]
 
 for _name, _entry_point in TASKS.items():
     register(id=f"pyflyt_like/{_name}-v0", entry_point=f"pyflyt_like.envs.{_entry_point}")
@@ -47,8 +47,10 @@ def __getattr__(name: str):
     """Load a task class on first access (PEP 562)."""
     if name in _TASK_MODULES:
         return getattr(import_module(f".{_TASK_MODULES[name]}", __name__), name)
+    if name == "to_sb3_vec_env":  # needs the optional stable-baselines3
+        return import_module(".sb3_vec_env", __name__).to_sb3_vec_env
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_TASK_MODULES))
+    return sorted(set(globals()) | set(_TASK_MODULES) | {"to_sb3_vec_env"})

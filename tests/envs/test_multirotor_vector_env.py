@@ -250,7 +250,12 @@ def test_bad_actions_and_seeds_raise():
     with pytest.raises(ValueError, match="finite"):
         envs.step(np.full((2, 4), np.nan))
     with pytest.raises(TypeError, match="seed"):
-        envs.reset(seed=[0, 1])
+        envs.reset(seed=[0, 1, 2])
+    with pytest.raises(TypeError, match="seed"):
+        envs.reset(seed=0.5)
+    a, _ = envs.reset(seed=[4, 5])
+    b, _ = envs.reset(seed=[4, 5])
+    np.testing.assert_array_equal(a, b)
     with pytest.raises(ValueError, match="task"):
         MultirotorVectorEnv("Hoover", 2)
 

@@ -62,22 +62,33 @@ class MultirotorVectorEnv(VectorEnv):
         self._seed = seed
         self._autoreset = np.zeros(self.num_envs, bool)
         self._all = np.ones(self.num_envs, bool)
-        self._info_masks = {}
         self._view = self._camera = None
 
     def reset(self, *, seed: int | list[int] | None = None,
               options: dict[str, Any] | None = None):
         """Reset all envs, or those of ``options["reset_mask"]`` ((num_envs,) bool).
 
-        ``seed`` (an int) reseeds the env's generator first: the same seed gives the same
-        rollouts for the same actions.
+        ``seed`` reseeds the env's one generator first: an int, or a list of num_envs ints
+        (as stable-baselines3 and ``SyncVectorEnv`` pass; the generator is seeded from the
+        whole list). The same seed gives the same rollouts for the same actions.
         """
         if seed is None and self._seed is not None:
             seed, self._seed = self._seed, None
-        if seed is not None and not isinstance(seed, (int, np.integer)):
-            raise TypeError(f"seed must be None or an int (one generator drives all worlds), "
-                            f"got {seed!r}")
-        super().reset(seed=seed)
+        if isinstance(seed, (list, tuple)):
+            if len(seed) != self.num_envs or not all(
+                    isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0
+                    for s in seed):
+                raise TypeError(f"seed must be None, an int >= 0 or a list of {self.num_envs} "
+                                f"ints >= 0, got {seed!r}")
+            super().reset()
+            self.np_random = np.random.Generator(np.random.PCG64(
+                np.random.SeedSequence([int(s) for s in seed])))
+        elif seed is not None and (isinstance(seed, bool)
+                                   or not isinstance(seed, (int, np.integer))):
+            raise TypeError(f"seed must be None, an int >= 0 or a list of {self.num_envs} "
+                            f"ints >= 0, got {seed!r}")
+        else:
+            super().reset(seed=seed)
         mask = self._all
         if options is not None and "reset_mask" in options:
             mask = np.asarray(options["reset_mask"])
