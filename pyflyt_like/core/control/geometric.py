@@ -42,7 +42,6 @@ from .flatness import (
     _cross,
     _flat_map,
     _unit,
-    vee,
 )
 
 #: Largest accepted deviation |R^T R - I| (max entry) of a rotation-matrix argument.
@@ -96,10 +95,16 @@ def attitude_error(rotation: np.ndarray, rotation_d: np.ndarray) -> np.ndarray:
     Returns:
         (3,) attitude error, body frame [dimensionless].
     """
-    rotation = _check_rotation("rotation", rotation)
-    rotation_d = _check_rotation("rotation_d", rotation_d)
-    error = rotation_d.T @ rotation
-    return 0.5 * vee(error - error.T)
+    return rotation_error(_check_rotation("rotation", rotation),
+                          _check_rotation("rotation_d", rotation_d))
+
+
+def rotation_error(rotation: np.ndarray, rotation_d: np.ndarray) -> np.ndarray:
+    """:func:`attitude_error` without the argument checks, for the controllers' per-tick
+    path, whose arguments are rotation matrices by construction."""
+    e = rotation_d.T @ rotation
+    return np.array((0.5 * (e[2, 1] - e[1, 2]), 0.5 * (e[0, 2] - e[2, 0]),
+                     0.5 * (e[1, 0] - e[0, 1])))
 
 
 def _law(rotation: np.ndarray, omega: np.ndarray, force: np.ndarray, rotation_d: np.ndarray,
@@ -300,10 +305,11 @@ def rotation_from_euler(euler: np.ndarray) -> np.ndarray:
         (3, 3) rotation matrix.
     """
     roll, pitch, yaw = as_float_array("euler", euler, (3,))
-    return _rotation_from_euler(roll, pitch, yaw)
+    return euler_to_rotation(roll, pitch, yaw)
 
 
-def _rotation_from_euler(roll: float, pitch: float, yaw: float) -> np.ndarray:
+def euler_to_rotation(roll: float, pitch: float, yaw: float) -> np.ndarray:
+    """:func:`rotation_from_euler` on three floats [rad], unchecked (the per-tick path)."""
     cr, sr = math.cos(roll), math.sin(roll)
     cp, sp = math.cos(pitch), math.sin(pitch)
     cy, sy = math.cos(yaw), math.sin(yaw)
@@ -372,7 +378,7 @@ class GeometricController:
         if not isinstance(reference, FlatReference):
             raise TypeError(f"reference must be a FlatReference, got {type(reference).__name__}")
         if rotation is None:
-            rotation = _rotation_from_euler(*state[1])
+            rotation = euler_to_rotation(*state[1])
         else:
             rotation = _check_rotation("rotation", rotation)
         position = state[3]

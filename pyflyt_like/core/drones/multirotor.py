@@ -23,7 +23,7 @@ from ..abstractions.pid import PID
 from ..abstractions.rotor_aerodynamics import RotorAerodynamics
 from ..control.allocation import Allocator, actuation_matrix
 from ..control.flatness import FlatReference
-from ..control.geometric import GeometricController, attitude_error, rotation_from_euler
+from ..control.geometric import GeometricController, euler_to_rotation, rotation_error
 from ..control.multirotor_cascade import MultirotorCascade
 from ..utils.multirotor_urdf import write_multirotor_urdf
 
@@ -95,6 +95,7 @@ class Multirotor(ModalDrone):
         self._speed_range = (model.min_speed - 1e-9, model.max_speed + 1e-9)
         self.positions = positions
         self.inertia = np.diag(model.inertia)
+        self._inertia_diagonal = tuple(float(v) for v in model.inertia)
         self.motors = Motors(p, self.physics_period, np_random, self.Id,
                              [self.link_id(f"prop{i}") for i in range(n)],
                              tau=np.full(n, model.tau),
@@ -266,14 +267,17 @@ class Multirotor(ModalDrone):
     def rate_torque(self, rate_setpoint: np.ndarray) -> np.ndarray:
         """Body torque [N m] tracking body rates [rad/s]: J * PID(rates) + w x J w."""
         omega = self.state[0]
-        acceleration = np.array(self.rate_pid.step_values(omega, rate_setpoint))
-        return self.inertia @ acceleration + np.cross(omega, self.inertia @ omega)
+        ax, ay, az = self.rate_pid.step_values(omega, rate_setpoint)
+        jx, jy, jz = self._inertia_diagonal
+        wx, wy, wz = omega.tolist()
+        hx, hy, hz = jx * wx, jy * wy, jz * wz  # angular momentum, body frame
+        return np.array((jx * ax + wy * hz - wz * hy, jy * ay + wz * hx - wx * hz,
+                         jz * az + wx * hy - wy * hx))
 
     def _attitude_rates(self, angles: np.ndarray) -> np.ndarray:
         """Body-rate setpoint from the rotation error to Euler ``angles`` (roll, pitch, yaw)."""
-        desired = rotation_from_euler(angles)
-        rotation = self.rotation_matrix
-        error = attitude_error(rotation, desired)
+        desired = euler_to_rotation(*angles.tolist())
+        error = rotation_error(self.rotation_matrix, desired)
         return np.clip(-self.angle_kp * error, -self.rate_limits, self.rate_limits)
 
     def position_wrench(self, setpoint: np.ndarray) -> np.ndarray:
