@@ -20,6 +20,7 @@ PUBLIC_MODULES = (
     "pyflyt_like.batch",
     "pyflyt_like.envs",
     "pyflyt_like.missions",
+    "pyflyt_like.training",
 )
 
 

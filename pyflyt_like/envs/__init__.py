@@ -28,9 +28,12 @@ MULTIROTOR_TASKS = ("Hover", "Reach", "Track", "Land")
 
 # class name -> module of that class, for the lazy exports below
 _TASK_MODULES = dict(reversed(entry.split(":")) for entry in TASKS.values())
+_TASK_MODULES |= {"MultirotorVectorEnv": "multirotor_tasks.vector_env",
+                  "MultirotorTwinEnv": "multirotor_tasks.twin_env",
+                  "to_sb3_vec_env": "sb3_vec_env"}  # the last needs stable-baselines3
 
 __all__ = ["MULTIROTOR_TASKS", "TASKS", "FlattenWaypointEnv", "MAFixedwingDogfightEnv",
-           "MAQuadXHoverEnv", "to_sb3_vec_env", *_TASK_MODULES]
+           "MAQuadXHoverEnv", *_TASK_MODULES]
 
 for _name, _entry_point in TASKS.items():
     register(id=f"pyflyt_like/{_name}-v0", entry_point=f"pyflyt_like.envs.{_entry_point}")
@@ -47,10 +50,8 @@ def __getattr__(name: str):
     """Load a task class on first access (PEP 562)."""
     if name in _TASK_MODULES:
         return getattr(import_module(f".{_TASK_MODULES[name]}", __name__), name)
-    if name == "to_sb3_vec_env":  # needs the optional stable-baselines3
-        return import_module(".sb3_vec_env", __name__).to_sb3_vec_env
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_TASK_MODULES) | {"to_sb3_vec_env"})
+    return sorted(set(globals()) | set(_TASK_MODULES))
