@@ -216,9 +216,10 @@ class PPOPolicy(nn.Module):
     Args:
         obs_dim: observation length D.
         act_dim: action length A.
-        action_low, action_high: (A,) action bounds; sampled actions are clipped to them when
-            sent to an env (infinite bounds are allowed and mean no clipping). The mean is not
+        action_low: (A,) lower action bounds; sampled actions are clipped to them when sent
+            to an env (infinite bounds are allowed and mean no clipping). The mean is not
             squashed or rescaled, so bounds of order 1 suit the default ``init_log_std``.
+        action_high: (A,) upper action bounds, as ``action_low``.
         hidden_sizes: hidden layer widths of both MLPs.
         activation: "tanh", "relu" or "elu".
         init_log_std: initial log standard deviation, the same for every action component.
