@@ -172,22 +172,39 @@ def _add_fly_arguments(parser: argparse.ArgumentParser) -> None:
     add_arguments(parser)
 
 
-def _run_fly(args: argparse.Namespace) -> int:
-    from .missions.command import run
-
-    if args.gui:
-        return run(args, UsageError, CommandError, sys.stdout, sys.stderr)
-    # PyBullet's C code prints a banner on every connection: hide the process's own
-    # stdout/stderr while flying and report through duplicates of them.
+def _run_quietly(run: Callable[..., int], args: argparse.Namespace) -> int:
+    """``run`` with PyBullet's C banners hidden: the process's own stdout/stderr go to the
+    null device while flying, and the command reports through duplicates of them."""
     sys.stdout.flush()
     with os.fdopen(os.dup(1), "w") as out, os.fdopen(os.dup(2), "w") as err:
         with quiet_native_output():
             return run(args, UsageError, CommandError, out, err)
 
 
+def _run_fly(args: argparse.Namespace) -> int:
+    from .missions.command import run
+
+    if args.gui:
+        return run(args, UsageError, CommandError, sys.stdout, sys.stderr)
+    return _run_quietly(run, args)
+
+
+def _add_sweep_arguments(parser: argparse.ArgumentParser) -> None:
+    from .missions.sweep_command import add_arguments
+    add_arguments(parser)
+
+
+def _run_sweep(args: argparse.Namespace) -> int:
+    from .missions.sweep_command import run
+
+    return _run_quietly(run, args)
+
+
 COMMANDS: tuple[Command, ...] = (
     Command("fly", "fly a waypoint mission file (or the bundled one) and write its report",
             _add_fly_arguments, _run_fly),
+    Command("sweep", "fly a mission over a grid of parameter values (on Ray) into one CSV",
+            _add_sweep_arguments, _run_sweep),
     Command("demo", "fly a QuadX through four waypoints (headless unless --gui) and report",
             _add_demo_arguments, _run_demo),
 )

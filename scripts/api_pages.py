@@ -21,6 +21,7 @@ PUBLIC_MODULES = (
     "pyflyt_like.envs",
     "pyflyt_like.missions",
     "pyflyt_like.training",
+    "pyflyt_like.integrations.rllib",
 )
 
 

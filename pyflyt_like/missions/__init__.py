@@ -1,4 +1,4 @@
-"""Waypoint missions: mission files, minimum-snap trajectories, the runner, reports."""
+"""Waypoint missions: mission files, minimum-snap trajectories, the runner, reports, sweeps."""
 
 from .flight_log import FlightLog
 from .guidance import FixedwingGuidance, GuidanceGains, leg_errors, passed
@@ -13,6 +13,15 @@ from .report import (
     write_summary,
 )
 from .runner import MissionResult, VehicleResult, run_mission
+from .sweep import (
+    SweepError,
+    SweepParameter,
+    SweepPoint,
+    grid_points,
+    run_sweep,
+    sweep_columns,
+    write_sweep_csv,
+)
 from .trajectory import (
     DEFAULT_MIN_SEGMENT_DURATION,
     MinimumSnapTrajectory,
@@ -30,17 +39,24 @@ __all__ = [
     "MissionError",
     "MissionResult",
     "ReportError",
+    "SweepError",
+    "SweepParameter",
+    "SweepPoint",
     "VehicleResult",
     "VehicleSpec",
     "Waypoint",
     "format_summary_table",
+    "grid_points",
     "leg_errors",
     "passed",
     "run_mission",
+    "run_sweep",
+    "sweep_columns",
     "write_flight_log",
     "write_outputs",
     "write_plots",
     "write_summary",
+    "write_sweep_csv",
     "MinimumSnapTrajectory",
     "PiecewisePolynomial",
     "TrajectoryPoint",

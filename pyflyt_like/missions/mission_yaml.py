@@ -142,8 +142,9 @@ def load_mission_text(text: str, source: str) -> Any:
             loader.dispose()
 
 
-def load_mission_file(path: Path) -> Any:
+def load_mission_file(path: str | Path) -> Any:
     """Read a mission file as plain data; every problem is a one-line ``MissionError``."""
+    path = Path(path)
     try:
         if path.is_dir():
             raise MissionError(f"mission file {path} is a directory, not a file")
