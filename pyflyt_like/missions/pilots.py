@@ -123,19 +123,19 @@ class GuidancePilot:
     Leg i runs from waypoint i-1 (the spawn point for the first) to waypoint i; a waypoint is
     reached when the aircraft is within the tolerance of it or has passed the plane through
     it perpendicular to the leg (see :func:`~.guidance.passed`). The tracking error is the
-    distance to the current leg. Cruise speed and trim come from the model's YAML
-    ``guidance`` section; the vehicle's ``speed`` or a waypoint's ``speed`` overrides the
-    cruise speed.
+    distance to the current leg. Cruise speed and trim come from the model's YAML ``trim``
+    section (its airspeed is the cruise speed); the vehicle's ``speed`` or a waypoint's
+    ``speed`` overrides the cruise speed.
     """
 
     def __init__(self, spec: VehicleSpec, drone, tolerance: float):
-        trim = drone.params.get("guidance")
+        trim = drone.params.get("trim")
         if trim is None:
             raise MissionError(f"vehicle {spec.name!r}: model {drone.drone_model!r} has no "
-                               "guidance section (cruise_speed, trim_pitch, trim_throttle)")
+                               "trim section (airspeed, pitch, throttle)")
         self.spec, self.drone, self.tolerance = spec, drone, tolerance
-        self.guidance = FixedwingGuidance(float(trim["cruise_speed"]), float(trim["trim_pitch"]),
-                                          float(trim["trim_throttle"]), drone.control_period)
+        self.guidance = FixedwingGuidance(float(trim["airspeed"]), float(trim["pitch"]),
+                                          float(trim["throttle"]), drone.control_period)
         self.points = np.array([spec.start_position] + [w.position for w in spec.waypoints])
         self.speeds = [w.speed for w in spec.waypoints]
         self.targets = self.points[1:]
@@ -146,7 +146,7 @@ class GuidancePilot:
                               "throttle"))
         drone.set_mode(1)
         lengths = np.linalg.norm(np.diff(self.points, axis=0), axis=1)
-        self._duration = float(lengths.sum() / float(trim["cruise_speed"]))
+        self._duration = float(lengths.sum() / float(trim["airspeed"]))
         self._setpoint = np.zeros(4)
 
     @property

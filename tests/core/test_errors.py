@@ -319,7 +319,7 @@ def test_set_all_setpoints_is_all_or_nothing():
 def test_set_mode_list_is_all_or_nothing():
     with Aviary(np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 1.0]]), np.zeros((2, 3)),
                 drone_type=["quadx", "fixedwing"], seed=0) as av:
-        with pytest.raises(ValueError, match=r"mode must be one of \[-1, 0, 1\], got 7"):
+        with pytest.raises(ValueError, match=r"mode must be one of \[-1, 0, 1, 2, 3\], got 7"):
             av.set_mode([7, 7])  # 7 is a QuadX mode, not a Fixedwing one
         assert [d.mode for d in av.drones] == [0, 0]
         av.set_mode([7, 1])

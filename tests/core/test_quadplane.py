@@ -24,12 +24,12 @@ def flight():
             log[phase].append((aviary.elapsed_time, *drone.state[3], *drone.world_velocity,
                                drone.lift_motors.throttle.max(), wing_lift))
 
-        aviary.set_mode(2)
+        aviary.set_mode(7)  # hover: position hold on the lift motors
         aviary.set_setpoint(0, [0.0, 0.0, 0.0, 10.0])
         for _ in range(8 * 120):
             aviary.step()
             record("hover")
-        aviary.set_mode(3)
+        aviary.set_mode(8)  # transition
         aviary.set_setpoint(0, [0.8, -0.05, 0.0, 10.0])
         for _ in range(12 * 120):
             aviary.step()

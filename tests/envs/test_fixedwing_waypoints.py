@@ -23,7 +23,7 @@ class PursuitPilot:
 
     Bank proportional to the course error toward the target (coordinated yaw rate), the
     climb rate that points the flight path at the target, pitch and throttle about the
-    model's trim (YAML ``guidance``). A target inside the turning circle and well off the
+    model's trim (YAML ``trim``). A target inside the turning circle and well off the
     nose cannot be hit by turning: it flies wings level until it can.
     """
 
@@ -34,8 +34,8 @@ class PursuitPilot:
 
     def __init__(self, env):
         self.env = env
-        trim = env.drone.params["guidance"]
-        self.trim_pitch, self.trim_throttle = trim["trim_pitch"], trim["trim_throttle"]
+        trim = env.drone.params["trim"]
+        self.trim_pitch, self.trim_throttle = trim["pitch"], trim["throttle"]
         self.pitch_kp = env.drone.attitude.angle_kp[1]
 
     def action(self) -> np.ndarray:
@@ -130,8 +130,8 @@ def test_diving_into_the_ground_is_a_collision():
 def test_flying_out_of_a_small_dome_ends_out_of_bounds_at_the_dome_edge():
     env = make("Fixedwing-Waypoints", flight_mode=1, flight_dome_size=20.0, spawn_jitter=0.0)
     env.reset(seed=0)
-    trim = env.drone.params["guidance"]
-    level = env.action_mapping.to_action((0.0, trim["trim_pitch"], 0.0, trim["trim_throttle"]))
+    trim = env.drone.params["trim"]
+    level = env.action_mapping.to_action((0.0, trim["pitch"], 0.0, trim["throttle"]))
     step, reward, info = hold_until_end(env, level, 3 * env.agent_hz)
     assert info.get("out_of_bounds") and not info.get("collision") and reward == FAILURE_PENALTY
     assert np.linalg.norm(env.drone.state[3]) > 20.0

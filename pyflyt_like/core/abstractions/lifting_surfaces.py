@@ -254,6 +254,23 @@ class LiftingSurfaces:
         return scales[:, :1] * self.forward_unit + scales[:, 1:2] * self.lift_unit
 
     @property
+    def angles_of_attack(self) -> np.ndarray:
+        """(n,) angle of attack of each surface [rad], from the last :meth:`state_update`
+        (0 in still air)."""
+        n = len(self.ids)
+        flow = np.array(self._flow)
+        return np.arctan2(-flow[n:], flow[:n])
+
+    @property
+    def stall_margins(self) -> np.ndarray:
+        """(n,) how far each surface's angle of attack is from its nearer stall angle [rad]
+        at its present deflection; negative: the surface is stalled."""
+        shift = (1.0 - STALL_LIFT_SHARE) * self.flap_gain * self.deflection
+        alpha = self.angles_of_attack
+        return np.minimum(self.alpha_stall_p_base - shift - alpha,
+                          alpha - (self.alpha_stall_n_base - shift))
+
+    @property
     def torques(self) -> np.ndarray:
         """(n, 3) pitching moment of each surface in its link frame [N m], last physics step."""
         return self._load_scales.reshape(-1, 3)[:, 2:] * self.span_unit

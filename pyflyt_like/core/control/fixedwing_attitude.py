@@ -1,13 +1,26 @@
 """Fixed-wing attitude hold: roll and pitch angles plus yaw rate, flown by body-rate PIDs.
 
-PyFlyt has no attitude hold for its fixed-wing; this is ours. Angle errors become body-rate
-setpoints (proportional, clipped), and a PID per axis turns rate errors into the normalised
-[roll, pitch, yaw] surface commands of mode 0. Gains come from the vehicle YAML
-(``attitude_controller``).
+PyFlyt has no attitude hold for its fixed-wing; this is ours. The attitude error is taken on
+SO(3), not between Euler angles, so it is defined at every attitude (vertical and inverted
+included): the desired attitude is ``R_d = Rz(ψ_ref) · Ry(pitch) · Rx(roll)`` and the error
+is the rotation vector of ``R_dᵀ R`` (body frame; its size is the full error angle, up to
+π, so an aircraft upside down is pulled upright as hard as the limits allow). Its roll and
+pitch parts, times ``angle_kp`` and clipped, are body-rate setpoints; the yaw axis is
+commanded by rate alone (the rudder damps and coordinates, it does not hold a heading).
+
+``ψ_ref``, the heading the setpoint is taken about, is the heading of
+``x_b − (x_b·ẑ)³ z_b``: for any pure pitch γ about a heading ψ this vector points along ψ
+(its length along ψ is ``cos γ + sin⁴ γ > 0``), so it stays defined through the vertical,
+where the Euler yaw jumps by π; away from the vertical the z_b term is small (sin³ of the
+pitch: 0.3 % at 8°), so ψ_ref is nearly the Euler yaw and a banked, pitched setpoint is held
+as the Euler angles it names. A PID per axis turns rate
+errors into the normalised [roll, pitch, yaw] surface commands of mode 0. Gains come from
+the vehicle YAML (``attitude_controller``).
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -15,12 +28,67 @@ import numpy as np
 from ..abstractions.pid import PID
 
 
+def reference_heading(rotation: np.ndarray) -> float:
+    """Heading ψ_ref [rad] about which the attitude setpoint is built (module docstring).
+
+    Args:
+        rotation: (3, 3) body-to-ground rotation matrix.
+    """
+    (r00, _, r02), (r10, _, r12), (r20, _, _) = rotation.tolist()
+    x, y = r00 - r20 ** 3 * r02, r10 - r20 ** 3 * r12
+    if x * x + y * y < 1e-12:  # not reachable by pitch and roll alone; any heading will do
+        return math.atan2(r10, r00)
+    return math.atan2(y, x)
+
+
+def desired_rotation(roll: float, pitch: float, heading: float) -> np.ndarray:
+    """(3, 3) ``Rz(heading) · Ry(pitch) · Rx(roll)`` (PyBullet's Euler order)."""
+    cr, sr, cp, sp = math.cos(roll), math.sin(roll), math.cos(pitch), math.sin(pitch)
+    cy, sy = math.cos(heading), math.sin(heading)
+    return np.array(((cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr),
+                     (sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr),
+                     (-sp, cp * sr, cp * cr)))
+
+
+def attitude_error(rotation: np.ndarray, desired: np.ndarray) -> np.ndarray:
+    """(3,) body-frame rotation vector θ·n [rad] of ``R_dᵀ R``: the rotation taking the
+    desired attitude to the actual one, with θ ∈ [0, π].
+
+    Taken through the unit quaternion of ``R_dᵀ R`` (Shepperd's method, exact at any angle),
+    not as ``½ vee(R_dᵀ R − Rᵀ R_d)``, whose size is sin θ: that error vanishes at θ = π, and
+    an aircraft upside down with wings level would then feel no pull to roll upright.
+    """
+    (m00, m01, m02), (m10, m11, m12), (m20, m21, m22) = (desired.T @ rotation).tolist()
+    trace = m00 + m11 + m22
+    # The largest of 4w², 4x², 4y², 4z² gives the best-conditioned square root.
+    if trace >= max(m00, m11, m22):
+        w4 = 2.0 * math.sqrt(max(1.0 + trace, 0.0))
+        w, x, y, z = 0.25 * w4, (m21 - m12) / w4, (m02 - m20) / w4, (m10 - m01) / w4
+    elif m00 >= m11 and m00 >= m22:
+        x4 = 2.0 * math.sqrt(max(1.0 + m00 - m11 - m22, 0.0))
+        w, x, y, z = (m21 - m12) / x4, 0.25 * x4, (m01 + m10) / x4, (m02 + m20) / x4
+    elif m11 >= m22:
+        y4 = 2.0 * math.sqrt(max(1.0 + m11 - m00 - m22, 0.0))
+        w, x, y, z = (m02 - m20) / y4, (m01 + m10) / y4, 0.25 * y4, (m12 + m21) / y4
+    else:
+        z4 = 2.0 * math.sqrt(max(1.0 + m22 - m00 - m11, 0.0))
+        w, x, y, z = (m10 - m01) / z4, (m02 + m20) / z4, (m12 + m21) / z4, 0.25 * z4
+    if w < 0.0:  # the shorter way round
+        w, x, y, z = -w, -x, -y, -z
+    sine = math.sqrt(x * x + y * y + z * z)
+    if sine < 1e-12:
+        return np.array((2.0 * x, 2.0 * y, 2.0 * z))
+    scale = 2.0 * math.atan2(sine, w) / sine
+    return np.array((scale * x, scale * y, scale * z))
+
+
 class FixedwingAttitude:
     """Attitude-hold controller of a fixed-wing.
 
     Args:
-        gains: the YAML ``attitude_controller`` mapping: ``angle_kp`` (2,) [1/s],
-            ``rate_limits`` (3,) [rad/s] and a ``rate`` PID section (kp, ki, kd, limits).
+        gains: the YAML ``attitude_controller`` mapping: ``angle_kp`` (2,) [1/s] for roll and
+            pitch, ``rate_limits`` (3,) [rad/s] and a ``rate`` PID section (kp, ki, kd,
+            limits).
         period: control period [s].
     """
 
@@ -34,17 +102,40 @@ class FixedwingAttitude:
         """Clear the rate integrators."""
         self.rate.reset()
 
-    def step(self, setpoint: np.ndarray, state: np.ndarray) -> list[float]:
-        """Return [roll, pitch, yaw] commands in [-1, 1].
+    def rate_setpoint(self, roll: float, pitch: float, rotation: np.ndarray,
+                      feedforward: tuple[float, float, float] = (0.0, 0.0, 0.0),
+                      ) -> tuple[float, float, float]:
+        """Body rates [rad/s] that bring the attitude to ``roll``, ``pitch`` [rad].
 
         Args:
-            setpoint: (4,) roll [rad], pitch [rad], yaw rate [rad/s], throttle (unused here).
-            state: (4, 3) drone state.
+            roll, pitch: the attitude setpoint (FLU: positive roll = right wing down,
+                positive pitch = nose down).
+            rotation: (3, 3) body-to-ground rotation matrix.
+            feedforward: (3,) body rates [rad/s] added before the limits (a steady turn's).
         """
-        roll_setpoint, pitch_setpoint, yaw_rate, _ = setpoint.tolist()
-        rates, angles = state[0].tolist(), state[1].tolist()
+        error = attitude_error(rotation, desired_rotation(roll, pitch,
+                                                          reference_heading(rotation)))
         (kr, kp), (lr, lp, ly) = self.angle_kp, self.rate_limits
-        rate_setpoint = (min(max(kr * (roll_setpoint - angles[0]), -lr), lr),
-                         min(max(kp * (pitch_setpoint - angles[1]), -lp), lp),
-                         min(max(yaw_rate, -ly), ly))
-        return self.rate.step_values(rates, rate_setpoint)
+        fr, fp, fy = feedforward
+        return (min(max(fr - kr * float(error[0]), -lr), lr),
+                min(max(fp - kp * float(error[1]), -lp), lp),
+                min(max(fy, -ly), ly))
+
+    def commands(self, rate_setpoint: tuple[float, float, float],
+                 state: np.ndarray) -> list[float]:
+        """[roll, pitch, yaw] surface commands in [-1, 1] flying ``rate_setpoint`` [rad/s]."""
+        return self.rate.step_values(state[0].tolist(), rate_setpoint)
+
+    def step(self, setpoint: np.ndarray, state: np.ndarray,
+             rotation: np.ndarray) -> list[float]:
+        """Mode 1: return [roll, pitch, yaw] commands in [-1, 1].
+
+        Args:
+            setpoint: (4,) roll [rad], pitch [rad], body yaw rate [rad/s], throttle (unused
+                here).
+            state: (4, 3) drone state (row 0: body rates).
+            rotation: (3, 3) body-to-ground rotation matrix.
+        """
+        roll, pitch, yaw_rate, _ = setpoint.tolist()
+        return self.commands(self.rate_setpoint(roll, pitch, rotation, (0.0, 0.0, yaw_rate)),
+                             state)

@@ -14,8 +14,10 @@ from ..abstractions.lifting_surfaces import LiftingSurfaces
 from ..abstractions.modal_drone import ModalDrone
 from ..abstractions.motors import Motors
 from ..control.fixedwing_attitude import FixedwingAttitude
+from ..control.fixedwing_autopilot import FixedwingAutopilot
 
 SURFACE_COMMANDS = 5  # left aileron, right aileron, elevator, rudder, flaps
+ALTITUDE_HOLD, CLIMB_RATE_HOLD = 2, 3
 
 
 class Fixedwing(ModalDrone):
@@ -26,6 +28,12 @@ class Fixedwing(ModalDrone):
             surfaces in [-1, 1] of their deflection limits, thrust in [0, 1].
         0: [roll, pitch, yaw, thrust], surface commands in [-1, 1] mixed to the surfaces.
         1: attitude hold [roll rad, pitch rad, yaw rate rad/s, throttle 0..1].
+        2: altitude, airspeed and heading hold [heading rad, airspeed m/s, 0, altitude m]:
+           TECS and a course hold with coordinated turns (docs/fixedwing.md#autopilot).
+        3: bank, airspeed and climb rate [bank rad, airspeed m/s, 0, climb rate m/s].
+        Modes 2 and 3 need the YAML's ``trim`` and ``autopilot`` sections (the shipped
+        models have them); heading is ENU (0 = east, counter-clockwise), bank is a roll
+        (positive = right wing down).
 
     ``aux_state`` is (6,): the five surface deflections [rad] in the YAML's ``surfaces``
     order (horizontal tail, vertical tail, left aileron, right aileron, main wing for the
@@ -45,7 +53,7 @@ class Fixedwing(ModalDrone):
         starting_velocity: (3,) body-frame spawn velocity [m/s]; default from the YAML.
     """
 
-    modes = (-1, 0, 1)
+    modes = (-1, 0, 1, ALTITUDE_HOLD, CLIMB_RATE_HOLD)
 
     def __init__(self, p, start_pos, start_orn, control_hz: int | None = None,
                  physics_hz: int = 240, drone_model: str = "fixedwing",
@@ -70,6 +78,14 @@ class Fixedwing(ModalDrone):
                                  dp["drag_coefs"], dp["normal_areas"])
         self.mixer = as_float_array("mixer", params["mixer"], (SURFACE_COMMANDS, 3))
         self.attitude = FixedwingAttitude(params["attitude_controller"], self.control_period)
+        self.autopilot = None
+        if "autopilot" in params:
+            self.autopilot = FixedwingAutopilot(
+                self.attitude, params["trim"], params["autopilot"], self.control_period,
+                self.mass, mp["total_thrust"], abs(getattr(p, "gravity", 9.81)))
+        else:  # a model without the autopilot's sections (e.g. one ported from PyFlyt)
+            self.modes = tuple(m for m in self.modes
+                               if m not in (ALTITUDE_HOLD, CLIMB_RATE_HOLD))
         self.setup_camera(**camera_options)
         self.surface_command = np.zeros(SURFACE_COMMANDS)
         self.thrust_command = np.zeros(1)
@@ -100,11 +116,21 @@ class Fixedwing(ModalDrone):
 
     def reset_controllers(self) -> None:
         self.attitude.reset()
+        if self.autopilot is not None:
+            self.autopilot.reset()
 
     def preset_setpoint(self, mode: int) -> np.ndarray:
         if mode == 1:  # hold the current attitude, no turn, current throttle
             roll, pitch, _ = self.state[1]
             return np.array((roll, pitch, 0.0, self.thrust_command[0]))
+        if mode in (ALTITUDE_HOLD, CLIMB_RATE_HOLD):  # hold course (or wings level), speed
+            tecs = self.autopilot.tecs
+            airspeed = min(max(float(np.linalg.norm(self.air_velocity())), tecs.min_airspeed),
+                           tecs.max_airspeed)
+            if mode == CLIMB_RATE_HOLD:
+                return np.array((0.0, airspeed, 0.0, 0.0))
+            course = self.autopilot.course(self.rotation_matrix, self.world_velocity)
+            return np.array((course, airspeed, 0.0, self.state[3][2]))
         return np.zeros(self.setpoint_size_of(mode))
 
     def control(self, mode: int, setpoint: np.ndarray) -> None:
@@ -112,10 +138,24 @@ class Fixedwing(ModalDrone):
             self.surface_command[:] = setpoint[:SURFACE_COMMANDS]  # the surfaces clip them
             self.thrust_command[0] = min(max(setpoint[SURFACE_COMMANDS], 0.0), 1.0)
             return
+        if mode in (ALTITUDE_HOLD, CLIMB_RATE_HOLD):
+            first, airspeed, _, last = setpoint.tolist()
+            if mode == ALTITUDE_HOLD:
+                air = self.air_velocity()
+                bank = self.autopilot.bank_for_heading(first, float(np.linalg.norm(air)),
+                                                       self.rotation_matrix, self.world_velocity)
+                climb_rate = self.autopilot.tecs.climb_rate_for(last, float(self.state[3][2]))
+            else:
+                air, bank, climb_rate = self.air_velocity(), first, last
+            rpy, throttle = self.autopilot.step(bank, airspeed, climb_rate, self.state,
+                                                self.rotation_matrix, air)
+            self.surface_command[:] = self.mixer @ np.array(rpy)
+            self.thrust_command[0] = throttle
+            return
         # Clipped to their range before mixing: mixing huge commands (1e308) by a model's
         # mixer could overflow, and inf - inf is NaN.
         rpy = (np.array([min(max(v, -1.0), 1.0) for v in setpoint[:3].tolist()]) if mode == 0
-               else np.array(self.attitude.step(setpoint, self.state)))
+               else np.array(self.attitude.step(setpoint, self.state, self.rotation_matrix)))
         self.surface_command[:] = self.mixer @ rpy
         self.thrust_command[0] = min(max(setpoint[3], 0.0), 1.0)
 

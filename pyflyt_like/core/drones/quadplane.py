@@ -8,10 +8,10 @@ import numpy as np
 
 from ..abstractions.motors import Motors
 from ..control.quadx_cascade import QuadXCascade
-from .fixedwing import SURFACE_COMMANDS, Fixedwing
+from .fixedwing import ALTITUDE_HOLD, CLIMB_RATE_HOLD, SURFACE_COMMANDS, Fixedwing
 
 LIFT_MOTORS = 4
-HOVER, TRANSITION = 2, 3
+HOVER, TRANSITION = 7, 8
 
 
 class QuadPlane(Fixedwing):
@@ -19,19 +19,21 @@ class QuadPlane(Fixedwing):
 
     Modes:
         -1: raw (10,): the five surface commands, forward-motor throttle, four lift throttles.
-        0, 1: wing-borne flight as :class:`Fixedwing` (lift motors stopped).
-        2: hover on the lift motors: [x, y, yaw, z] as QuadX mode 7; forward motor off.
-        3: transition: [forward throttle 0..1, pitch rad, yaw rad, z m]; the lift motors hold
+        0, 1, 2, 3: wing-borne flight as :class:`Fixedwing` (lift motors stopped): surfaces,
+           attitude hold, and the autopilot's altitude/airspeed/heading and
+           bank/airspeed/climb-rate holds.
+        7: hover on the lift motors: [x, y, yaw, z] as QuadX mode 7; forward motor off.
+        8: transition: [forward throttle 0..1, pitch rad, yaw rad, z m]; the lift motors hold
            wings level, the pitch, the heading and the altitude (QuadX mode 3) while the
            forward motor accelerates the aircraft. As the wing takes the weight the altitude
            loop winds the lift motors down by itself; once ``transition_complete`` (airspeed
-           above the YAML's ``transition_airspeed``) switch to mode 1.
+           above the YAML's ``transition_airspeed``) switch to a wing-borne mode.
 
     ``aux_state`` (10,): surface deflections [rad] (5), forward throttle, lift throttles (4).
     Takes the :class:`Fixedwing` options; spawns at rest by default.
     """
 
-    modes = (-1, 0, 1, HOVER, TRANSITION)
+    modes = (-1, 0, 1, ALTITUDE_HOLD, CLIMB_RATE_HOLD, HOVER, TRANSITION)
 
     def __init__(self, p, start_pos, start_orn, control_hz: int | None = None,
                  physics_hz: int = 240, drone_model: str = "quadplane",
