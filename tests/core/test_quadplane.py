@@ -77,3 +77,74 @@ def test_wing_carries_the_weight_at_cruise(flight):
     weight = drone.mass * G
     assert settled[:, 8].mean() == pytest.approx(weight, rel=0.1)
     assert np.hypot(settled[-1, 4], settled[-1, 5]) > drone.transition_airspeed
+
+
+@pytest.fixture(scope="module")
+def round_trip():
+    """Hover, transition_to("cruise"), cruise, transition_to("hover"), hover, recorded."""
+    with Aviary(np.array([[0.0, 0.0, 0.3]]), np.zeros((1, 3)), drone_type="quadplane",
+                seed=0) as aviary:
+        drone = aviary.drones[0]
+        aviary.set_mode(7)
+        aviary.set_setpoint(0, [0.0, 0.0, 0.0, 10.0])
+        for _ in range(8 * 120):
+            aviary.step()
+        rows = []
+
+        def fly(seconds, phase):
+            for _ in range(int(seconds * 120)):
+                aviary.step()
+                rows.append((phase, aviary.elapsed_time, drone.mode,
+                             drone.transition_target is None, *drone.state[3],
+                             drone.airspeed, drone.lift_motors.throttle.mean()))
+
+        drone.transition_to("cruise")
+        assert drone.transition_target == "cruise" and drone.mode == 8
+        fly(20.0, 0)
+        drone.transition_to("hover")
+        assert drone.transition_target == "hover" and drone.mode == 8
+        fly(20.0, 1)
+        yield drone, np.array(rows)
+
+
+def phase_of(log, phase):
+    """Columns: time, mode, target done, x, y, z, airspeed, mean lift throttle."""
+    return log[log[:, 0] == phase][:, 1:]
+
+
+def test_transition_to_cruise_hands_over_to_the_autopilot_within_the_altitude_band(round_trip):
+    drone, log = round_trip
+    out = phase_of(log, 0)
+    handover = np.argmax(out[:, 1] == 2)
+    assert handover > 0 and np.all(out[:handover, 1] == 8) and np.all(out[handover:, 1] == 2)
+    assert out[handover, 0] - out[0, 0] < 6.0
+    assert out[handover:, 2].all() and not out[:handover, 2].any()  # target cleared on hand-over
+    assert np.abs(out[:, 5] - 10.0).max() < 0.5  # altitude band of the forward transition
+    settled = out[out[:, 0] > out[0, 0] + 15.0]
+    assert settled[:, 6] == pytest.approx(drone.autopilot.tecs.trim_airspeed, abs=0.5)
+    assert np.all(settled[:, 7] < 1e-3)  # the wing alone carries it
+
+
+def test_transition_to_hover_brakes_and_hands_over_to_position_hold(round_trip):
+    drone, log = round_trip
+    back = phase_of(log, 1)
+    handover = np.argmax(back[:, 1] == 7)
+    assert handover > 0 and np.all(back[handover:, 1] == 7)
+    assert back[handover, 0] - back[0, 0] < 12.0
+    assert back[handover, 6] < drone.hover_airspeed
+    assert np.abs(back[:, 5] - 10.0).max() < 1.0  # altitude band of the back-transition
+    hovering = back[back[:, 0] > back[-1, 0] - 3.0]
+    assert np.all(hovering[:, 6] < 0.3) and np.all(hovering[:, 7] > 0.3)  # on the lift motors
+    # It holds the point where it handed over (the last metres of braking overshoot it).
+    assert np.hypot(*(hovering[-1, 3:5] - back[handover, 3:5])) < 3.0
+
+
+def test_transition_to_checks_its_target_and_set_mode_cancels_it():
+    with Aviary(np.array([[0.0, 0.0, 5.0]]), np.zeros((1, 3)), drone_type="quadplane",
+                seed=0) as aviary:
+        drone = aviary.drones[0]
+        with pytest.raises(ValueError, match="target must be 'cruise' or 'hover', got 'land'"):
+            drone.transition_to("land")
+        drone.transition_to("cruise")
+        aviary.set_mode(7)
+        assert drone.transition_target is None and drone.mode == 7

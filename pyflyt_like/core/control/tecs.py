@@ -85,6 +85,14 @@ class TECS:
         """Mode 2's climb-rate demand [m/s] for an altitude setpoint [m]."""
         return self.altitude_kp * (altitude_setpoint - altitude)
 
+    def level_pitch(self, airspeed: float, bank: float = 0.0) -> float:
+        """Pitch [rad, FLU] of level flight at ``airspeed`` [m/s] and ``bank`` [rad]: the trim
+        pitch less the extra angle of attack that lift = weight asks for there."""
+        speed = max(airspeed, 0.5 * self.min_airspeed)
+        cos_bank = max(math.cos(bank), 0.3)
+        return self.trim_pitch - self.lift_angle * ((self.trim_airspeed / speed) ** 2
+                                                    / cos_bank - 1.0)
+
     def step(self, climb_rate_setpoint: float, airspeed_setpoint: float, climb_rate: float,
              airspeed: float, bank: float) -> tuple[float, float]:
         """One control tick: return (pitch setpoint [rad, FLU], throttle [0, 1]).
@@ -129,9 +137,7 @@ class TECS:
         balance_error = ((2.0 - w) * (climb_sp - climb_rate) - w * (kinetic_sp - kinetic))
         path_angle = (min(1.0, 2.0 - w) * climb_sp / speed
                       + (self.pitch_kp * balance_error + self.pitch_integral) / (2.0 * speed))
-        cos_bank = max(math.cos(bank), 0.3)
-        lift_extra = self.lift_angle * ((self.trim_airspeed / speed) ** 2 / cos_bank - 1.0)
-        pitch = self.trim_pitch - path_angle - lift_extra
+        pitch = self.level_pitch(speed, bank) - path_angle
         clipped = min(max(pitch, self.pitch_min), self.pitch_max)
         # A nose-up demand (pitch below its minimum) with a positive error would wind up.
         if not ((pitch < self.pitch_min and balance_error > 0)

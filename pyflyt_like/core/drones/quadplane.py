@@ -23,11 +23,16 @@ class QuadPlane(Fixedwing):
            attitude hold, and the autopilot's altitude/airspeed/heading and
            bank/airspeed/climb-rate holds.
         7: hover on the lift motors: [x, y, yaw, z] as QuadX mode 7; forward motor off.
-        8: transition: [forward throttle 0..1, pitch rad, yaw rad, z m]; the lift motors hold
+        8: transition: [forward throttle 0..1, pitch rad, yaw rad, z m]; the lift motors (and
+           the surfaces, by attitude hold, as the airspeed makes them bite) hold
            wings level, the pitch, the heading and the altitude (QuadX mode 3) while the
            forward motor accelerates the aircraft. As the wing takes the weight the altitude
            loop winds the lift motors down by itself; once ``transition_complete`` (airspeed
            above the YAML's ``transition_airspeed``) switch to a wing-borne mode.
+
+    :meth:`transition_to` flies either transition by itself: ``"cruise"`` from hover to
+    mode 2, ``"hover"`` (the back-transition: forward motor off, nose up, the lift motors
+    holding altitude while the aircraft brakes) from wing-borne flight to mode 7.
 
     ``aux_state`` (10,): surface deflections [rad] (5), forward throttle, lift throttles (4).
     Takes the :class:`Fixedwing` options; spawns at rest by default.
@@ -54,7 +59,13 @@ class QuadPlane(Fixedwing):
         self.lift_cascade = QuadXCascade(self.params["lift_controller"], self.params["lift_mixer"],
                                          self.control_period, self.mass, lp["total_thrust"],
                                          abs(getattr(p, "gravity", 9.81)))
-        self.transition_airspeed = float(self.params["transition_airspeed"])
+        transition = self.params["transition"]
+        self.transition_airspeed = float(transition["cruise_airspeed"])
+        self.hover_airspeed = float(transition["hover_airspeed"])
+        self._transition_throttle = float(transition["throttle"])
+        self._transition_pitch = float(transition["pitch"])
+        self._back_transition_pitch = float(transition["back_pitch"])
+        self.transition_target: str | None = None
         self.lift_command = np.zeros(LIFT_MOTORS)
         self.aux_state = np.zeros(SURFACE_COMMANDS + 1 + LIFT_MOTORS)
         self.update_state()
@@ -64,6 +75,62 @@ class QuadPlane(Fixedwing):
     def transition_complete(self) -> bool:
         """True once the airspeed exceeds ``transition_airspeed`` (the wing can take over)."""
         return float(np.linalg.norm(self.air_velocity())) >= self.transition_airspeed
+
+    @property
+    def airspeed(self) -> float:
+        """Airspeed [m/s]: the norm of the air velocity."""
+        return float(np.linalg.norm(self.air_velocity()))
+
+    def transition_to(self, target: str) -> None:
+        """Fly a transition by itself, at the current altitude and heading.
+
+        ``"cruise"``: mode 8 at the YAML's transition throttle and pitch until
+        ``transition_complete``, then mode 2 holding that heading and altitude at the trim
+        airspeed. ``"hover"``: mode 8 with the forward motor off while drag brakes; the pitch
+        follows the level-flight pitch of the falling airspeed (so the wing keeps carrying
+        its share without ballooning) down to the nose-up limit ``back_pitch``, and the lift
+        motors hold that attitude and the altitude. Below ``hover_airspeed``: mode 7,
+        holding the position reached. ``transition_target`` is the target until the hand-over,
+        then None; :meth:`set_mode` cancels it.
+
+        Raises:
+            ValueError: ``target`` is not ``"cruise"`` or ``"hover"``.
+        """
+        if target not in ("cruise", "hover"):
+            raise ValueError(f"target must be 'cruise' or 'hover', got {target!r}")
+        if self.autopilot is None:
+            raise ValueError(f"transition_to needs the autopilot: model {self.drone_model!r} "
+                             "has no trim and autopilot sections in its YAML")
+        heading = self.autopilot.course(self.rotation_matrix, self.world_velocity)
+        altitude = float(self.state[3][2])
+        self.set_mode(TRANSITION)
+        if target == "cruise":
+            self.setpoint = np.array((self._transition_throttle, self._transition_pitch,
+                                      heading, altitude))
+        else:
+            self.setpoint = np.array((0.0, self._back_transition_pitch, heading, altitude))
+        self.transition_target = target
+
+    def set_mode(self, mode: int) -> None:
+        """As :meth:`Fixedwing.set_mode`; also cancels a :meth:`transition_to` under way."""
+        self.transition_target = None
+        super().set_mode(mode)
+
+    def _hand_over(self) -> None:
+        """Steer a :meth:`transition_to`, and end it once its target can take over."""
+        _, _, heading, altitude = self.setpoint.tolist()
+        if self.transition_target == "hover":
+            level = self.autopilot.tecs.level_pitch(self.airspeed)
+            self.setpoint[1] = min(max(level, self._back_transition_pitch),
+                                   self.autopilot.tecs.trim_pitch)
+        if self.transition_target == "cruise" and self.transition_complete:
+            self.set_mode(ALTITUDE_HOLD)
+            self.setpoint = np.array((heading, self.autopilot.tecs.trim_airspeed, 0.0,
+                                      altitude))
+        elif self.transition_target == "hover" and self.airspeed < self.hover_airspeed:
+            x, y, _ = self.state[3]
+            self.set_mode(HOVER)
+            self.setpoint = np.array((x, y, float(self.state[1][2]), altitude))
 
     def setpoint_size_of(self, mode: int) -> int:
         return SURFACE_COMMANDS + 1 + LIFT_MOTORS if mode == -1 else 4
@@ -89,6 +156,9 @@ class QuadPlane(Fixedwing):
         return super().preset_setpoint(mode)
 
     def control(self, mode: int, setpoint: np.ndarray) -> None:
+        if self.transition_target is not None:
+            self._hand_over()
+            mode, setpoint = self.mode, self.setpoint
         if mode == -1:
             super().control(-1, setpoint[:SURFACE_COMMANDS + 1])
             self.lift_command[:] = setpoint[SURFACE_COMMANDS + 1:]
@@ -99,7 +169,10 @@ class QuadPlane(Fixedwing):
                                                           self.world_velocity)
         elif mode == TRANSITION:
             throttle, pitch, yaw, z = setpoint.tolist()
-            self.surface_command[:] = 0.0
+            # The surfaces hold the same attitude: they take over from the lift motors as
+            # the airspeed grows (and keep the nose from pitching up as the lift motors idle).
+            self.surface_command[:] = self.mixer @ np.array(self.attitude.step(
+                np.array((0.0, pitch, 0.0, 0.0)), self.state, self.rotation_matrix))
             self.thrust_command[0] = min(max(throttle, 0.0), 1.0)
             self.lift_command[:] = self.lift_cascade.step(
                 3, np.array((0.0, pitch, yaw, z)), self.state, self.world_velocity)
