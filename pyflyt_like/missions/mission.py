@@ -25,6 +25,7 @@ VEHICLE_CONTROLLERS = {
     "multirotor": ("geometric", "pid"),
     "fixedwing": ("guidance",),
 }
+WINGED = ("fixedwing",)  # vehicle types whose speed defaults to their trim airspeed
 DEFAULT_CONTROLLER = {"quadx": "position", "multirotor": "geometric", "fixedwing": "guidance"}
 WIND_NAMES = ("constant", "gust", "shear", "dryden")
 
@@ -68,7 +69,7 @@ class VehicleSpec:
     controller: str
     start_position: tuple[float, float, float]
     start_orientation: tuple[float, float, float]
-    speed: float
+    speed: float | None  # m/s; None: a wing's trim airspeed
     waypoints: tuple[Waypoint, ...]
     arrival_tolerance: float | None = None  # m; None: the mission's
 
@@ -169,7 +170,9 @@ def _vehicle(data: Any, index: int) -> VehicleSpec:
                               enumerate(_triple(f"{where}.start.orientation",
                                                 start.get("orientation", (0.0, 0.0, 0.0)),
                                                 "[roll, pitch, yaw]")))
-    speed = _speed(f"{where}.speed", data.get("speed", 1.0))
+    # A wing flies at its trim airspeed unless told; a rotorcraft's legs default to 1 m/s.
+    speed = data.get("speed", None if kind in WINGED else 1.0)
+    speed = None if speed is None else _speed(f"{where}.speed", speed)
     waypoints = tuple(_waypoint(w, f"{where}.waypoints[{i}]") for i, w in
                       enumerate(_list(f"{where}.waypoints", data.get("waypoints"),
                                       MAX_WAYPOINTS)))

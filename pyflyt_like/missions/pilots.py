@@ -13,8 +13,9 @@ import numpy as np
 
 from ..core.control.flatness import FlatReference
 from .flight_log import FlightLog
-from .guidance import FixedwingGuidance, leg_errors, passed
+from .guidance import passed
 from .mission import MissionError, VehicleSpec
+from .path_following import FlyablePath, PathGuidance
 from .trajectory import MinimumSnapTrajectory
 
 SETPOINT_NAMES = ("sp_x", "sp_y", "sp_yaw", "sp_z")
@@ -118,40 +119,52 @@ class TrajectoryPilot:
 
 
 class GuidancePilot:
-    """Flies a fixed-wing leg by leg with L1 guidance on its attitude-hold mode (mode 1).
+    """Flies a fixed-wing along its waypoints on the autopilot (mode 2), with L1 guidance on
+    the flyable path: the waypoint polyline with each corner rounded to an arc the aircraft
+    can fly (:mod:`~.path_following`).
 
-    Leg i runs from waypoint i-1 (the spawn point for the first) to waypoint i; a waypoint is
-    reached when the aircraft is within the tolerance of it or has passed the plane through
-    it perpendicular to the leg (see :func:`~.guidance.passed`). The tracking error is the
-    distance to the current leg. Cruise speed and trim come from the model's YAML ``trim``
-    section (its airspeed is the cruise speed); the vehicle's ``speed`` or a waypoint's
-    ``speed`` overrides the cruise speed.
+    The corner arcs have the radius of a coordinated turn at 80 % of the autopilot's
+    ``max_bank`` and the trim airspeed (the remaining bank is the guidance's margin). A
+    waypoint is reached when the aircraft's progress along the path passes the middle of its
+    arc; the last one when progress reaches the path's end. The tracking error is the
+    horizontal distance to the path. Airspeed: the trim airspeed of the model's YAML
+    ``trim`` section, overridden by the vehicle's ``speed`` or a waypoint's ``speed`` for the
+    leg to it.
     """
 
+    turn_bank_share = 0.8  # of max_bank, for the corner arcs
+
     def __init__(self, spec: VehicleSpec, drone, tolerance: float):
-        trim = drone.params.get("trim")
-        if trim is None:
+        autopilot = getattr(drone, "autopilot", None)
+        if autopilot is None:
             raise MissionError(f"vehicle {spec.name!r}: model {drone.drone_model!r} has no "
-                               "trim section (airspeed, pitch, throttle)")
+                               "autopilot (its YAML lacks the trim and autopilot sections)")
         self.spec, self.drone, self.tolerance = spec, drone, tolerance
-        self.guidance = FixedwingGuidance(float(trim["airspeed"]), float(trim["pitch"]),
-                                          float(trim["throttle"]), drone.control_period)
-        self.points = np.array([spec.start_position] + [w.position for w in spec.waypoints])
-        self.speeds = [w.speed for w in spec.waypoints]
-        self.targets = self.points[1:]
+        tecs = autopilot.tecs
+        cruise = tecs.trim_airspeed if spec.speed is None else spec.speed
+        points = np.array([spec.start_position] + [w.position for w in spec.waypoints])
+        radius = cruise ** 2 / (autopilot.gravity
+                                * math.tan(self.turn_bank_share * autopilot.max_bank))
+        try:
+            self.path = FlyablePath(points, radius)
+        except ValueError as error:
+            raise MissionError(f"vehicle {spec.name!r}: {error}") from None
+        self.guidance = PathGuidance(self.path, autopilot.heading_kp, tecs.altitude_kp)
+        self.speeds = [w.speed or cruise for w in spec.waypoints]
+        self.targets = points[1:]
         self.reached = 0
         self.completion_time: float | None = None
-        self.log = FlightLog(spec.name, ("sp_roll", "sp_pitch", "sp_yaw_rate", "sp_throttle"),
+        self.log = FlightLog(spec.name, ("sp_heading", "sp_airspeed", "sp_unused",
+                                         "sp_altitude"),
                              ("left_aileron", "right_aileron", "elevator", "rudder", "flaps",
                               "throttle"))
-        drone.set_mode(1)
-        lengths = np.linalg.norm(np.diff(self.points, axis=0), axis=1)
-        self._duration = float(lengths.sum() / float(trim["airspeed"]))
-        self._setpoint = np.zeros(4)
+        drone.set_mode(2)
+        self._duration = self.path.length / min(self.speeds)
+        self._setpoint = drone.setpoint.copy()
 
     @property
     def duration(self) -> float:
-        """Time the legs take at cruise speed [s] (the duration check uses it)."""
+        """Time the path takes at the slowest leg's speed [s] (the duration check uses it)."""
         return self._duration
 
     @property
@@ -160,27 +173,26 @@ class GuidancePilot:
         return self.completion_time is not None
 
     def command(self, time: float) -> None:
-        """Set the attitude-hold setpoint toward the current leg."""
-        leg = min(self.reached, len(self.targets) - 1)
+        """Set the mode-2 setpoint along the path."""
         drone = self.drone
+        leg = int(self.path.leg_of[self.guidance.index])
         self._setpoint = self.guidance.step(drone.state[3], drone.world_velocity,
-                                            drone.state[1, 2], self.points[leg],
-                                            self.points[leg + 1], speed=self.speeds[leg])
+                                            float(np.linalg.norm(drone.air_velocity())),
+                                            self.speeds[leg])
         drone.set_setpoint(self._setpoint)
 
     def record(self, time: float) -> float:
         """Log this step and update waypoint progress; return the cross-track error [m]."""
         drone = self.drone
-        position = drone.state[3]
-        leg = min(self.reached, len(self.targets) - 1)
-        _, cross = leg_errors(position, self.points[leg], self.points[leg + 1])
-        error = float(abs(cross))
-        if self.reached < len(self.targets) and passed(position, self.points[leg],
-                                                       self.points[leg + 1], self.tolerance):
+        index, error = self.path.nearest(drone.state[3], self.guidance.index,
+                                         self.guidance._window)
+        while self.reached < len(self.targets) and (
+                index >= self.path.waypoint_index[self.reached]
+                or (self.reached == len(self.targets) - 1 and passed(
+                    drone.state[3], self.path.samples[-2], self.targets[-1], self.tolerance))):
             self.reached += 1
-            self.guidance.reset()
         if self.completion_time is None and self.reached == len(self.targets):
             self.completion_time = time
-        self.log.append(time, drone.state, self.points[leg + 1], self._setpoint,
+        self.log.append(time, drone.state, self.path.samples[index], self._setpoint,
                         drone.aux_state, error)
         return error
