@@ -24,9 +24,11 @@ VEHICLE_CONTROLLERS = {
     "quadx": ("position",),
     "multirotor": ("geometric", "pid"),
     "fixedwing": ("guidance",),
+    "quadplane": ("vtol",),
 }
-WINGED = ("fixedwing",)  # vehicle types whose speed defaults to their trim airspeed
-DEFAULT_CONTROLLER = {"quadx": "position", "multirotor": "geometric", "fixedwing": "guidance"}
+WINGED = ("fixedwing", "quadplane")  # vehicle types whose speed defaults to their trim airspeed
+DEFAULT_CONTROLLER = {"quadx": "position", "multirotor": "geometric", "fixedwing": "guidance",
+                      "quadplane": "vtol"}
 WIND_NAMES = ("constant", "gust", "shear", "dryden")
 
 # Limits of a mission (docs/missions.md#limits).

@@ -46,6 +46,7 @@ class FlyablePath:
             of its arc; the last sample for the last waypoint).
         leg_of: (m,) the leg each sample belongs to (0-based; an arc belongs to the leg it
             leads into).
+        on_arc: (m,) whether each sample is on a corner arc (else on a straight).
     """
 
     def __init__(self, points: np.ndarray, turn_radius: float, spacing: float = 1.0):
@@ -71,6 +72,7 @@ class FlyablePath:
             tangents[i] = min(tangents[i], 0.5 * lengths[i], 0.5 * lengths[i + 1])
         samples: list[np.ndarray] = []
         legs_of: list[int] = []
+        arcs: list[bool] = []
         waypoint_samples: list[int] = []
 
         def altitude(leg: int, along: float) -> float:
@@ -82,6 +84,7 @@ class FlyablePath:
             for s in np.linspace(start, end, count + 1)[:-1]:
                 samples.append(np.array((*(flat[leg] + s * units[leg]), altitude(leg, s))))
                 legs_of.append(leg)
+                arcs.append(False)
 
         start_along = 0.0
         for leg in range(len(legs)):
@@ -108,17 +111,20 @@ class FlyablePath:
                     else altitude(leg + 1, tangent * (2 * fraction - 1))
                 samples.append(np.array((*xy, z)))
                 legs_of.append(leg + 1)
+                arcs.append(True)
                 if k == count // 2:
                     waypoint_samples.append(len(samples) - 1)
             start_along = tangent
         samples.append(points[-1].copy())
         legs_of.append(len(legs) - 1)
+        arcs.append(False)
         waypoint_samples.append(len(samples) - 1)
         self.samples = np.array(samples)
         steps = np.hypot(*np.diff(self.samples[:, :2], axis=0).T)
         self.distance = np.concatenate(([0.0], np.cumsum(steps)))
         self.waypoint_index = np.array(waypoint_samples)
         self.leg_of = np.array(legs_of)
+        self.on_arc = np.array(arcs)
         self.turn_radius = float(turn_radius)
 
     @property

@@ -35,6 +35,8 @@ class TrajectoryPilot:
         tolerance: arrival tolerance [m].
     """
 
+    touchdown_allowed = False  # ground contact after lift-off is a crash
+
     def __init__(self, spec: VehicleSpec, drone, tolerance: float):
         self.spec, self.drone, self.tolerance = spec, drone, tolerance
         points = np.array([spec.start_position] + [w.position for w in spec.waypoints])
@@ -133,6 +135,7 @@ class GuidancePilot:
     """
 
     turn_bank_share = 0.8  # of max_bank, for the corner arcs
+    touchdown_allowed = False  # ground contact after lift-off is a crash
 
     def __init__(self, spec: VehicleSpec, drone, tolerance: float):
         autopilot = getattr(drone, "autopilot", None)

@@ -16,8 +16,10 @@ from ..core import Aviary
 from .flight_log import FlightLog
 from .mission import Mission, MissionError
 from .pilots import GuidancePilot, TrajectoryPilot
+from .vtol_pilot import QuadplanePilot
 
-DEFAULT_MODELS = {"quadx": None, "multirotor": "crazyflie21", "fixedwing": None}
+DEFAULT_MODELS = {"quadx": None, "multirotor": "crazyflie21", "fixedwing": None,
+                  "quadplane": None}
 
 
 @dataclass
@@ -62,6 +64,8 @@ def _pilot(spec, drone, mission: Mission):
     tolerance = spec.arrival_tolerance or mission.arrival_tolerance
     if spec.type == "fixedwing":
         return GuidancePilot(spec, drone, tolerance)
+    if spec.type == "quadplane":
+        return QuadplanePilot(spec, drone, tolerance)
     return TrajectoryPilot(spec, drone, tolerance)
 
 
@@ -215,7 +219,8 @@ def fly_mission(mission: Mission, gui: bool = False, seed: int = 0,
             for i, pilot in enumerate(pilots):
                 pilot.record(time)
                 contact = bool(aviary.contact_array[ids[i]].any())
-                if contact and not touching[i] and airborne[i]:
+                # A landing pilot may touch down; any other contact after lift-off is a crash.
+                if contact and not touching[i] and airborne[i] and not pilot.touchdown_allowed:
                     collisions[i] += 1
                     crashed[i] = True
                 airborne[i] = airborne[i] or not contact

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from ..abstractions.motors import Motors
+from ..control.fixedwing_autopilot import wrap_angle
 from ..control.quadx_cascade import QuadXCascade
 from .fixedwing import ALTITUDE_HOLD, CLIMB_RATE_HOLD, SURFACE_COMMANDS, Fixedwing
 
@@ -24,8 +25,10 @@ class QuadPlane(Fixedwing):
            bank/airspeed/climb-rate holds.
         7: hover on the lift motors: [x, y, yaw, z] as QuadX mode 7; forward motor off.
         8: transition: [forward throttle 0..1, pitch rad, yaw rad, z m]; the lift motors (and
-           the surfaces, by attitude hold, as the airspeed makes them bite) hold
-           wings level, the pitch, the heading and the altitude (QuadX mode 3) while the
+           the surfaces, by attitude hold, as the airspeed makes them bite) hold the
+           wings level (but for the autopilot's bank toward the heading, which fades with
+           the speed, and a lean ``drift_kp`` · body v into sideways drift; within
+           ``drift_roll_limit``), the pitch, the heading and the altitude (QuadX mode 3) while the
            forward motor accelerates the aircraft. As the wing takes the weight the altitude
            loop winds the lift motors down by itself; once ``transition_complete`` (airspeed
            above the YAML's ``transition_airspeed``) switch to a wing-borne mode.
@@ -65,6 +68,10 @@ class QuadPlane(Fixedwing):
         self._transition_throttle = float(transition["throttle"])
         self._transition_pitch = float(transition["pitch"])
         self._back_transition_pitch = float(transition["back_pitch"])
+        self._drift_kp = float(transition["drift_kp"])
+        self._heading_kp = float(transition["heading_kp"])
+        self._brake_altitude_kp = float(transition["brake_altitude_kp"])
+        self._drift_limit = float(transition["drift_roll_limit"])
         self.transition_target: str | None = None
         self.lift_command = np.zeros(LIFT_MOTORS)
         self.aux_state = np.zeros(SURFACE_COMMANDS + 1 + LIFT_MOTORS)
@@ -120,9 +127,14 @@ class QuadPlane(Fixedwing):
         """Steer a :meth:`transition_to`, and end it once its target can take over."""
         _, _, heading, altitude = self.setpoint.tolist()
         if self.transition_target == "hover":
+            # Level-flight pitch of the falling airspeed, nosed down when above the altitude
+            # or climbing (the lift motors can only push up).
             level = self.autopilot.tecs.level_pitch(self.airspeed)
-            self.setpoint[1] = min(max(level, self._back_transition_pitch),
-                                   self.autopilot.tecs.trim_pitch)
+            climb = float(self.world_velocity[2])
+            pitch = level + self._brake_altitude_kp * (float(self.state[3][2]) - altitude
+                                                       + climb)
+            self.setpoint[1] = min(max(pitch, self._back_transition_pitch),
+                                   self.autopilot.tecs.pitch_max)
         if self.transition_target == "cruise" and self.transition_complete:
             self.set_mode(ALTITUDE_HOLD)
             self.setpoint = np.array((heading, self.autopilot.tecs.trim_airspeed, 0.0,
@@ -169,13 +181,25 @@ class QuadPlane(Fixedwing):
                                                           self.world_velocity)
         elif mode == TRANSITION:
             throttle, pitch, yaw, z = setpoint.tolist()
+            # Wings level but for two gentle corrections, so the transition flies a straight
+            # line: the bank that turns the course to the heading (it fades with the speed),
+            # and a lean into any sideways drift (body v > 0 is drifting left: a right roll
+            # pushes it back).
+            roll = self._drift_kp * float(self.state[2][1])
+            if self.autopilot is not None:
+                roll += self.autopilot.bank_for_heading(yaw, self.airspeed, self.rotation_matrix,
+                                                        self.world_velocity)
+            roll = min(max(roll, -self._drift_limit), self._drift_limit)
             # The surfaces hold the same attitude: they take over from the lift motors as
             # the airspeed grows (and keep the nose from pitching up as the lift motors idle).
+            # The rudder turns the nose to the heading too (the lift motors' yaw torque is
+            # weak at speed): a yaw rate proportional to the heading error.
+            yaw_rate = self._heading_kp * wrap_angle(yaw - float(self.state[1][2]))
             self.surface_command[:] = self.mixer @ np.array(self.attitude.step(
-                np.array((0.0, pitch, 0.0, 0.0)), self.state, self.rotation_matrix))
+                np.array((roll, pitch, yaw_rate, 0.0)), self.state, self.rotation_matrix))
             self.thrust_command[0] = min(max(throttle, 0.0), 1.0)
             self.lift_command[:] = self.lift_cascade.step(
-                3, np.array((0.0, pitch, yaw, z)), self.state, self.world_velocity)
+                3, np.array((roll, pitch, yaw, z)), self.state, self.world_velocity)
         else:
             super().control(mode, setpoint)
             self.lift_command[:] = 0.0
