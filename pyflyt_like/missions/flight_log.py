@@ -17,6 +17,8 @@ class FlightLog:
         vehicle: the vehicle's name.
         setpoint_names: names of the setpoint columns (e.g. ``sp_x, sp_y, sp_yaw, sp_z``).
         actuator_names: names of the actuator command columns (e.g. ``rotor0`` ...).
+        actuator_units: the unit of each actuator column (e.g. ``rad``, ``0…1``, ``rad/s``);
+            plots draw columns of different units on separate axes. Empty: all unitless.
         times: [s]; states: (12,) rows in ``STATE_COLUMNS`` order; references: (3,) reference
         positions [m]; setpoints; actuators; errors: position error to the reference [m].
     """
@@ -24,6 +26,7 @@ class FlightLog:
     vehicle: str
     setpoint_names: tuple[str, ...]
     actuator_names: tuple[str, ...]
+    actuator_units: tuple[str, ...] = ()
     times: list[float] = field(default_factory=list)
     states: list[np.ndarray] = field(default_factory=list)
     references: list[np.ndarray] = field(default_factory=list)

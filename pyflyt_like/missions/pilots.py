@@ -23,6 +23,17 @@ CORNER_ANGLE = math.radians(45.0)  # turns sharper than this stop at the waypoin
 CORNER_PAUSE = 1e-3  # s: the shortest hold, making the waypoint a rest point
 
 
+def wing_actuators(drone) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Names and units of a winged aircraft's ``aux_state``: each surface's deflection [rad]
+    (named by its link, in the YAML's order, as ``aux_state`` holds them), then the forward
+    motor's throttle, then a quadplane's four lift throttles."""
+    surfaces = tuple(surface["link"] for surface in drone.params["surfaces"])
+    throttles = ("throttle",) + tuple(f"lift{i}" for i in range(len(drone.aux_state)
+                                                              - len(surfaces) - 1))
+    return (surfaces + throttles,
+            ("deflection [rad]",) * len(surfaces) + ("throttle 0…1",) * len(throttles))
+
+
 class TrajectoryPilot:
     """Flies a rotorcraft along a minimum-snap trajectory through its waypoints.
 
@@ -65,9 +76,11 @@ class TrajectoryPilot:
         self.feed_forward = spec.type == "multirotor" and spec.controller == "geometric"
         if spec.type == "quadx":
             actuators = tuple(f"motor{i}" for i in range(4))
+            units = ("throttle 0…1",) * 4
         else:
             actuators = tuple(f"rotor{i}" for i in range(drone.n_propellers))
-        self.log = FlightLog(spec.name, SETPOINT_NAMES, actuators)
+            units = (f"rotor speed [{drone.rotor_speed_unit}]",) * drone.n_propellers
+        self.log = FlightLog(spec.name, SETPOINT_NAMES, actuators, units)
         drone.set_mode(7)
         self._reference = np.array(spec.start_position)
         # Without feed-forward, a position loop v = k (p_sp - p) lags; leading the setpoint
@@ -158,9 +171,7 @@ class GuidancePilot:
         self.reached = 0
         self.completion_time: float | None = None
         self.log = FlightLog(spec.name, ("sp_heading", "sp_airspeed", "sp_unused",
-                                         "sp_altitude"),
-                             ("left_aileron", "right_aileron", "elevator", "rudder", "flaps",
-                              "throttle"))
+                                         "sp_altitude"), *wing_actuators(drone))
         drone.set_mode(2)
         self._duration = self.path.length / min(self.speeds)
         self._setpoint = drone.setpoint.copy()

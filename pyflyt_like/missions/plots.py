@@ -1,4 +1,5 @@
-"""The report's figures: 3-D path vs reference, position error, actuator commands.
+"""The report's figures: the path (3-D and top-down) vs reference, altitude, position error,
+actuator commands.
 
 Figures are built with :class:`matplotlib.figure.Figure` on an Agg canvas directly, not
 through ``pyplot``: nothing is registered with pyplot's figure manager, no GUI backend is
@@ -42,14 +43,17 @@ def _color(index: int) -> str:
 
 def path_figure(logs: Sequence[FlightLog],
                 waypoints: Sequence[Any] | None = None) -> Figure:
-    """Each vehicle's flown path (solid) and reference path (dashed) in 3-D, equal axes.
+    """Each vehicle's flown path (solid) and reference path (dashed): in 3-D on the left, seen
+    from above (x–y) on the right, both with equal axes.
 
-    The start of each flown path is a circle, its end a cross; ``waypoints`` (per vehicle,
-    (k, 3) positions), if given, are marked as squares.
+    The start of each flown path is a large circle drawn over the paths (so that a path
+    ending where it started does not hide it), its end a cross; ``waypoints`` (per vehicle,
+    (k, 3) positions), if given, are squares.
     """
-    figure = new_figure()
-    figure.subplots_adjust(left=0.0, right=1.0, bottom=0.04, top=0.96)
-    axes = figure.add_subplot(projection="3d")
+    figure = new_figure((2 * FIGURE_SIZE[0] * 0.8, FIGURE_SIZE[1]))
+    figure.subplots_adjust(left=0.0, right=0.97, bottom=0.09, top=0.9, wspace=0.15)
+    axes = figure.add_subplot(1, 2, 1, projection="3d")
+    top = figure.add_subplot(1, 2, 2)
     points = []
     for i, log in enumerate(logs):
         color = _color(i)
@@ -59,21 +63,65 @@ def path_figure(logs: Sequence[FlightLog],
             axes.plot(*reference.T, color=color, linestyle="--", linewidth=1.0,
                       label=f"{log.vehicle} reference")
             axes.plot(*flown.T, color=color, linewidth=1.6, label=f"{log.vehicle} flown")
-            axes.scatter(*flown[0], color=color, marker="o", s=25)
-            axes.scatter(*flown[-1], color=color, marker="x", s=35)
+            axes.scatter(*flown[0], color=color, marker="o", s=60, edgecolors="black",
+                         depthshade=False, zorder=5)
+            axes.scatter(*flown[-1], color=color, marker="x", s=45, depthshade=False)
+            top.plot(*reference[:, :2].T, color=color, linestyle="--", linewidth=1.0)
+            top.plot(*flown[:, :2].T, color=color, linewidth=1.6)
+            top.scatter(*flown[0, :2], color=color, marker="o", s=60, edgecolors="black",
+                        zorder=5)
+            top.scatter(*flown[-1, :2], color=color, marker="x", s=45, zorder=5)
             points += [flown, reference]
         if waypoints is not None and i < len(waypoints) and waypoints[i] is not None:
             marks = np.asarray(waypoints[i], dtype=float).reshape(-1, 3)
             axes.scatter(*marks.T, color=color, marker="s", s=30, depthshade=False,
                          label=f"{log.vehicle} waypoints")
+            top.scatter(*marks[:, :2].T, color=color, marker="s", s=30, zorder=4)
             points.append(marks)
     _equal_axes(axes, points)
     axes.set_xlabel("x [m]")
     axes.set_ylabel("y [m]")
     axes.set_zlabel("z [m]")
-    figure.suptitle("flown path vs reference (o start, x end)")
+    top.set_xlabel("x [m] (east)")
+    top.set_ylabel("y [m] (north)")
+    top.set_aspect("equal", adjustable="datalim")
+    top.grid(True, alpha=0.3)
+    top.set_title("top-down", fontsize="medium")
+    figure.suptitle("flown path vs reference (o start, x end, squares waypoints)")
     if points:
         axes.legend(loc="upper left", fontsize="small")
+    return figure
+
+
+def altitude_figure(logs: Sequence[FlightLog]) -> Figure:
+    """Each vehicle's altitude z (solid) and reference altitude (dashed) [m] against time [s].
+
+    The axis spans the data with a margin of a tenth of its range, and at least 1 m, so a
+    vehicle holding 40 m within centimetres shows a flat line rather than amplified noise.
+    """
+    figure = new_figure(layout="constrained")
+    axes = figure.add_subplot()
+    values = []
+    for i, log in enumerate(logs):
+        if not log.times:
+            continue
+        z = np.asarray(log.states)[:, POSITION][:, 2]
+        z_ref = np.asarray(log.references)[:, 2]
+        axes.plot(log.times, z_ref, color=_color(i), linestyle="--", linewidth=1.0)
+        axes.plot(log.times, z, color=_color(i), linewidth=1.4, label=log.vehicle)
+        values += [z, z_ref]
+    finite = np.concatenate(values) if values else np.zeros(0)
+    finite = finite[np.isfinite(finite)]
+    if len(finite):
+        low, high = float(finite.min()), float(finite.max())
+        margin = max(0.1 * (high - low), 0.5 * max(1.0 - (high - low), 0.0))
+        axes.set_ylim(low - margin, high + margin)
+    axes.set_xlabel("time [s]")
+    axes.set_ylabel("altitude z [m]")
+    axes.set_title("altitude (dashed: reference)")
+    axes.grid(True, alpha=0.3)
+    if values:
+        axes.legend(loc="best", fontsize="small")
     return figure
 
 
@@ -115,28 +163,43 @@ def error_figure(logs: Sequence[FlightLog]) -> Figure:
     return figure
 
 
+def _unit_groups(log: FlightLog) -> list[tuple[str, list[int]]]:
+    """The log's actuator columns grouped by unit, in first-appearance order."""
+    units = log.actuator_units or ("command",) * len(log.actuator_names)
+    groups: dict[str, list[int]] = {}
+    for j, unit in enumerate(units):
+        groups.setdefault(unit, []).append(j)
+    return list(groups.items())
+
+
 def actuator_figure(logs: Sequence[FlightLog]) -> Figure:
-    """Actuator commands against time, one subplot per vehicle (units differ by vehicle:
-    QuadX throttles 0...1, multirotor rotor speeds). The figure is 8 x 6 in, taller when
-    there are more than three vehicles."""
-    count = max(len(logs), 1)
-    figure = new_figure((FIGURE_SIZE[0], max(FIGURE_SIZE[1], SUBPLOT_HEIGHT * count)),
+    """Actuator commands against time: one panel per vehicle and unit, so that quantities of
+    different units (surface deflections in rad, throttles 0…1, rotor speeds in rad/s or
+    RPM) never share an axis. The figure is 8 x 6 in, taller when there are more than three
+    panels."""
+    panels = [(log, unit, columns) for log in logs for unit, columns in
+              (_unit_groups(log) if log.times and log.actuator_names else [("command", [])])]
+    panels = panels or [(None, "command", [])]
+    figure = new_figure((FIGURE_SIZE[0], max(FIGURE_SIZE[1], SUBPLOT_HEIGHT * len(panels))),
                         layout="constrained")
-    grid = figure.subplots(count, 1, sharex=True, squeeze=False)[:, 0]
-    for axes, log in zip(grid, logs):
-        axes.set_title(log.vehicle, fontsize="medium")
-        axes.set_ylabel("command")
+    grid = figure.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
+    for axes, (log, unit, columns) in zip(grid, panels):
+        axes.set_ylabel(unit)
         axes.grid(True, alpha=0.3)
-        if not log.times or not log.actuator_names:
+        if log is None or not columns:
+            if log is not None:
+                axes.set_title(log.vehicle, fontsize="medium")
             axes.text(0.5, 0.5, "no actuator data", transform=axes.transAxes,
                       ha="center", va="center")
             continue
+        axes.set_title(log.vehicle, fontsize="medium")
         commands = np.asarray(log.actuators)
-        for j, name in enumerate(log.actuator_names):
-            axes.plot(log.times, commands[:, j], color=_color(j), linewidth=1.0, label=name)
-        columns = 1 + (len(log.actuator_names) - 1) // 6
+        for k, j in enumerate(columns):
+            axes.plot(log.times, commands[:, j], color=_color(k), linewidth=1.0,
+                      label=log.actuator_names[j])
+        ncol = 1 + (len(columns) - 1) // 6
         axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="x-small",
-                    ncol=columns, borderaxespad=0.0)
+                    ncol=ncol, borderaxespad=0.0)
     grid[-1].set_xlabel("time [s]")
     figure.suptitle("actuator commands")
     return figure

@@ -58,7 +58,7 @@ from .flight_log import FlightLog
 
 SUMMARY_FILE = "summary.json"
 LOG_FILE_PATTERN = "log_{}.csv"
-PLOT_FILES = ("path_3d.png", "position_error.png", "actuators.png")
+PLOT_FILES = ("path_3d.png", "altitude.png", "position_error.png", "actuators.png")
 TABLE_COLUMNS = ("vehicle", "waypoints reached", "time [s]", "RMS error [m]", "max error [m]",
                  "collisions", "status")
 
@@ -244,11 +244,12 @@ def write_plots(logs: Sequence[FlightLog], folder: PathLike, prefix: str = "",
                 waypoints: Sequence[Any] | None = None) -> list[Path]:
     """Render the report's PNGs into ``folder`` (which must exist), each atomically.
 
-    Writes ``<prefix>path_3d.png`` (flown and reference paths in 3-D, equal axes),
-    ``<prefix>position_error.png`` (error [m] against time, per vehicle) and
-    ``<prefix>actuators.png`` (actuator commands against time, one subplot per vehicle):
-    8 x 6 in at 100 dpi (800 x 600 px; the actuator figure grows by 2 in per vehicle beyond
-    three). Figures are made without pyplot (see :mod:`pyflyt_like.missions.plots`).
+    Writes ``<prefix>path_3d.png`` (flown and reference paths in 3-D and top-down, equal
+    axes; 12.8 x 6 in), ``<prefix>altitude.png`` (altitude and its reference [m] against
+    time), ``<prefix>position_error.png`` (error [m] against time, per vehicle) and
+    ``<prefix>actuators.png`` (actuator commands against time, one panel per vehicle and
+    unit): 8 x 6 in at 100 dpi unless said (the actuator figure grows by 2 in per panel
+    beyond three). Figures are made without pyplot (see :mod:`pyflyt_like.missions.plots`).
 
     Args:
         logs: one flight log per vehicle.
@@ -260,8 +261,8 @@ def write_plots(logs: Sequence[FlightLog], folder: PathLike, prefix: str = "",
         the written paths, in the order above.
     """
     folder = Path(folder)
-    builders = (lambda: plots.path_figure(logs, waypoints), lambda: plots.error_figure(logs),
-                lambda: plots.actuator_figure(logs))
+    builders = (lambda: plots.path_figure(logs, waypoints), lambda: plots.altitude_figure(logs),
+                lambda: plots.error_figure(logs), lambda: plots.actuator_figure(logs))
     written = []
     for name, build in zip(PLOT_FILES, builders):
         figure = build()

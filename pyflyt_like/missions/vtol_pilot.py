@@ -38,6 +38,7 @@ import numpy as np
 from .flight_log import FlightLog
 from .mission import MissionError, VehicleSpec
 from .path_following import FlyablePath, PathGuidance
+from .pilots import wing_actuators
 
 CLIMBED = 0.5  # m: the take-off ends this close to the cruise altitude
 ARRIVED_SPEED = 0.3  # m/s: at rest above (or on) the landing point
@@ -83,8 +84,7 @@ class QuadplanePilot:
         self.path: FlyablePath | None = None
         self.guidance: PathGuidance | None = None
         self.log = FlightLog(spec.name, ("sp_mode", "sp0", "sp1", "sp2", "sp3"),
-                             ("left_aileron", "right_aileron", "elevator", "rudder", "flaps",
-                              "throttle", "lift0", "lift1", "lift2", "lift3"))
+                             *wing_actuators(drone))
         first = self.targets[0]
         self._yaw = math.atan2(first[1] - self.start[1], first[0] - self.start[0])
         drone.set_mode(7)

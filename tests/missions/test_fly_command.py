@@ -37,15 +37,17 @@ def test_default_mission_flies_and_writes_the_report(default_run):
     assert "completed" in run.stdout and "4/4" in run.stdout
     names = {p.name for p in out.iterdir()}
     assert names == {"log_quadx.csv", "log_crazyflie.csv", "summary.json", "path_3d.png",
-                     "position_error.png", "actuators.png"}
+                     "altitude.png", "position_error.png", "actuators.png"}
     summary = json.loads((out / "summary.json").read_text())
     assert summary["completed"] and len(summary["vehicles"]) == 2
     from matplotlib.image import imread
-    for png in ("path_3d.png", "position_error.png", "actuators.png"):
+    sizes = {"path_3d.png": (600, 1280), "altitude.png": (600, 800),
+             "position_error.png": (600, 800), "actuators.png": (600, 800)}
+    for png, size in sizes.items():
         data = (out / png).read_bytes()
         assert data.startswith(PNG_SIGNATURE)
         image = imread(out / png)
-        assert image.shape[:2] == (600, 800) and image.std() > 0.01
+        assert image.shape[:2] == size and image.std() > 0.01
 
 
 def test_log_columns_and_one_row_per_control_step(default_run):

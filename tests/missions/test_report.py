@@ -113,13 +113,13 @@ def test_plots_are_png_of_the_expected_size_and_show_data(tmp_path):
     logs = [make_log("a"), make_log("b", actuators=6, offset=2.0)]
     paths = report.write_plots(logs, tmp_path, prefix="run_",
                                waypoints=[[[1.0, 0.0, 1.0], [0.0, 1.0, 1.2]], None])
-    assert [p.name for p in paths] == ["run_path_3d.png", "run_position_error.png",
-                                       "run_actuators.png"]
+    assert [p.name for p in paths] == ["run_path_3d.png", "run_altitude.png",
+                                       "run_position_error.png", "run_actuators.png"]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in paths)
     for path in paths:
         assert path.read_bytes().startswith(PNG_SIGNATURE)
         image = imread(path)
-        assert image.shape[:2] == (600, 800)
+        assert image.shape[:2] == ((600, 1280) if "path_3d" in path.name else (600, 800))
         assert image.std() > 0.01
         # coloured (non-grey) pixels: the data lines were drawn, not just empty axes
         assert np.mean(np.ptp(image[..., :3], axis=-1) > 0.3) > 1e-3
@@ -132,6 +132,32 @@ def test_actuator_figure_grows_with_many_vehicles():
     assert [axes.get_title() for axes in figure.axes] == [f"v{i}" for i in range(5)]
 
 
+def test_actuators_of_different_units_get_their_own_panels():
+    log = make_log("plane", actuators=3)
+    log.actuator_units = ("deflection [rad]", "throttle 0…1", "deflection [rad]")
+    figure = plots.actuator_figure([log, make_log("quad", actuators=2)])
+    assert [(axes.get_title(), axes.get_ylabel()) for axes in figure.axes] == [
+        ("plane", "deflection [rad]"), ("plane", "throttle 0…1"), ("quad", "command")]
+    assert [len(axes.get_lines()) for axes in figure.axes] == [2, 1, 2]
+
+
+def test_the_path_figure_has_a_top_down_view_with_the_start_marked():
+    figure = plots.path_figure([make_log("a")], waypoints=[[[1.0, 0.0, 1.0]]])
+    top = figure.axes[1]
+    assert top.get_xlabel() == "x [m] (east)" and top.get_ylabel() == "y [m] (north)"
+    start, end, marks = (c.get_offsets() for c in top.collections)
+    assert len(start) == len(end) == len(marks) == 1
+
+
+def test_the_altitude_axis_is_at_least_a_metre_tall():
+    flat = make_log("level")
+    for k, (state, reference) in enumerate(zip(flat.states, flat.references)):
+        state[11], reference[2] = 40.0 + 1e-3 * np.sin(k), 40.0  # holds 40 m to a millimetre
+    axes = plots.altitude_figure([flat]).axes[0]
+    low, high = axes.get_ylim()
+    assert high - low >= 1.0 and low < 40.0 < high
+
+
 def test_plotting_does_not_touch_pyplot(tmp_path):
     code = ("import sys; from pyflyt_like.missions import report; "
             "from tests.missions.test_report import make_log; "
@@ -140,7 +166,7 @@ def test_plotting_does_not_touch_pyplot(tmp_path):
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=Path(__file__).parents[2], timeout=60)
     assert run.returncode == 0, run.stderr
-    assert len(list(tmp_path.glob("*.png"))) == 3
+    assert len(list(tmp_path.glob("*.png"))) == 4
 
 
 def test_write_outputs_writes_everything_and_keeps_other_files(tmp_path):
@@ -148,7 +174,8 @@ def test_write_outputs_writes_everything_and_keeps_other_files(tmp_path):
     logs = [make_log("quad"), make_log("crazy flie", offset=1.0)]
     paths = report.write_outputs(logs, summary_of(logs), folder)
     assert [p.name for p in paths] == ["log_quad.csv", "log_crazy_flie.csv", "summary.json",
-                                       "path_3d.png", "position_error.png", "actuators.png"]
+                                       "path_3d.png", "altitude.png", "position_error.png",
+                                       "actuators.png"]
     assert all(p.parent == folder and p.is_file() for p in paths)
     assert sorted(p.name for p in folder.iterdir()) == sorted(p.name for p in paths)
     # a second run replaces its own files and leaves the others alone
