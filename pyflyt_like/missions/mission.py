@@ -25,10 +25,11 @@ VEHICLE_CONTROLLERS = {
     "multirotor": ("geometric", "pid"),
     "fixedwing": ("guidance",),
     "quadplane": ("vtol",),
+    "rocket": ("landing",),
 }
 WINGED = ("fixedwing", "quadplane")  # vehicle types whose speed defaults to their trim airspeed
 DEFAULT_CONTROLLER = {"quadx": "position", "multirotor": "geometric", "fixedwing": "guidance",
-                      "quadplane": "vtol"}
+                      "quadplane": "vtol", "rocket": "landing"}
 WIND_NAMES = ("constant", "gust", "shear", "dryden")
 
 # Limits of a mission (docs/missions.md#limits).

@@ -16,10 +16,11 @@ from ..core import Aviary
 from .flight_log import FlightLog
 from .mission import Mission, MissionError
 from .pilots import GuidancePilot, TrajectoryPilot
+from .rocket_pilot import RocketPilot
 from .vtol_pilot import QuadplanePilot
 
 DEFAULT_MODELS = {"quadx": None, "multirotor": "crazyflie21", "fixedwing": None,
-                  "quadplane": None}
+                  "quadplane": None, "rocket": None}
 
 
 @dataclass
@@ -66,6 +67,8 @@ def _pilot(spec, drone, mission: Mission):
         return GuidancePilot(spec, drone, tolerance)
     if spec.type == "quadplane":
         return QuadplanePilot(spec, drone, tolerance)
+    if spec.type == "rocket":
+        return RocketPilot(spec, drone, tolerance)
     return TrajectoryPilot(spec, drone, tolerance)
 
 
