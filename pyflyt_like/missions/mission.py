@@ -180,6 +180,12 @@ def _vehicle(data: Any, index: int) -> VehicleSpec:
                       enumerate(_list(f"{where}.waypoints", data.get("waypoints"),
                                       MAX_WAYPOINTS)))
     _check_legs(where, start_position, waypoints)
+    if kind == "rocket" and len(waypoints) != 1:
+        raise MissionError(f"{where}.waypoints: a rocket's mission has exactly one waypoint, "
+                           f"the landing pad; got {len(waypoints)}")
+    if kind == "quadplane" and len(waypoints) < 2:
+        raise MissionError(f"{where}.waypoints: a quadplane needs at least two waypoints: one "
+                           "to fly to on the wing, and the last to land on")
     tolerance = data.get("arrival_tolerance")
     return VehicleSpec(name=name, type=kind, model=model, controller=controller,
                        start_position=start_position, start_orientation=start_orientation,

@@ -50,8 +50,8 @@ class QuadplanePilot:
     """Flies a quadplane through a mission's waypoints and lands on the last (see module).
 
     Args:
-        spec: the vehicle's mission entry (at least two waypoints: one wing-borne, the
-            landing point).
+        spec: the vehicle's mission entry (at least two waypoints, as the mission file's
+            check ensures: one wing-borne, the landing point).
         drone: the :class:`~pyflyt_like.core.drones.quadplane.QuadPlane`.
         tolerance: arrival tolerance [m].
     """
@@ -62,9 +62,6 @@ class QuadplanePilot:
     turn_bank_share = 0.8  # of max_bank, for the corner arcs
 
     def __init__(self, spec: VehicleSpec, drone, tolerance: float):
-        if len(spec.waypoints) < 2:
-            raise MissionError(f"vehicle {spec.name!r}: a quadplane needs at least two "
-                               "waypoints: one to fly to on the wing, and the last to land on")
         if drone.autopilot is None:
             raise MissionError(f"vehicle {spec.name!r}: model {drone.drone_model!r} has no "
                                "autopilot (its YAML lacks the trim and autopilot sections)")
