@@ -235,7 +235,7 @@ BAD_FIELDS = [
      r"hold must be a finite number, got '5' \(text"),
     ("vehicles:\n  - {type: 5, waypoints: [[1, 0, 1]]}\n",
      r"vehicles\[0\]\.type must be one of "
-     r"\['fixedwing', 'multirotor', 'quadplane', 'quadx'\], got 5"),
+     r"\['fixedwing', 'multirotor', 'quadplane', 'quadx', 'rocket'\], got 5"),
     ("vehicles:\n  - {type: [quadx], waypoints: [[1, 0, 1]]}\n", r"vehicles\[0\]\.type must be"),
     ("vehicles:\n  - {type: {a: 1}, waypoints: [[1, 0, 1]]}\n", r"vehicles\[0\]\.type must be"),
     (vehicle(", controller: 3"), r"controller for a quadx must be one of \['position'\], got 3"),
