@@ -20,11 +20,13 @@ import numpy as np
 #: rate_previous (W, D, 3) and rate_fresh (W, D) bool: the body-rate PID;
 #: steps (W,) int64 physics steps since the world's reset; contact, crashed (W, D) bool;
 #: turbulence (W, 5) Dryden filter states (u, v1, v2, w1, w2); wind (W, 3) [m/s];
-#: wrench (W, D, 6) body force [N] and torque [N m] of the last step.
+#: wrench (W, D, 6) body force [N] and torque [N m] of the last step;
+#: attitude_target (W, D, 9) row-major rotation of a mode-1 setpoint's Euler angles, worked
+#: out once per fused call (the setpoints hold over it) rather than once per tick.
 State = namedtuple("State", [
     "pos", "quat", "vel", "ang_vel", "rotor_speed", "rotor_command", "setpoint", "reference",
     "use_reference", "rate_integral", "rate_previous", "rate_fresh", "steps", "contact",
-    "crashed", "turbulence", "wind", "wrench"])
+    "crashed", "turbulence", "wind", "wrench", "attitude_target"])
 
 #: The physical vehicle per world and drone, drawn at reset when randomised.
 #: mass (W, D) [kg]; inertia (W, D, 3) principal [kg m^2]; kf, km (W, D) rotor constants;
@@ -79,4 +81,4 @@ def zeros_state(n_worlds: int, n_drones: int, n_rotors: int, setpoint_size: int)
         rate_fresh=np.ones(shape, bool), steps=np.zeros(n_worlds, np.int64),
         contact=np.zeros(shape, bool), crashed=np.zeros(shape, bool),
         turbulence=np.zeros((n_worlds, TURBULENCE_STATES)), wind=np.zeros((n_worlds, 3)),
-        wrench=np.zeros((*shape, 6)))
+        wrench=np.zeros((*shape, 6)), attitude_target=np.zeros((*shape, 9)))

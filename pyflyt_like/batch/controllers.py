@@ -38,12 +38,12 @@ BISECTION_STEPS = 40
 ROTOR_SPEEDS, BODY_RATES, ATTITUDE, FORCE_TORQUE, POSITION = -1, 0, 1, 2, 7
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def _clip(value, bound):
     return -bound if value < -bound else (bound if value > bound else value)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def _pid_channel(model, integral, previous, fresh, i, error, period):
     """One channel of the rate PID; updates ``integral[i]`` and ``previous[i]``."""
     error = _clip(error, MAX_ERROR)
@@ -55,7 +55,7 @@ def _pid_channel(model, integral, previous, fresh, i, error, period):
     return _clip(value, model.rate_limits[i])
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def rate_torque(state, model, w, d, p_ref, q_ref, r_ref, period):
     """Body torque [N m] tracking body rates [rad/s]; advances the rate PID of (w, d)."""
     omega = state.ang_vel[w, d]
@@ -71,10 +71,26 @@ def rate_torque(state, model, w, d, p_ref, q_ref, r_ref, period):
     return j[0] * a_x + gx, j[1] * a_y + gy, j[2] * a_z + gz
 
 
-@njit(cache=True, _nrt=False)
-def attitude_rates(model, rotation, roll, pitch, yaw):
-    """Body-rate setpoint [rad/s] from the rotation error to the Euler angles."""
-    error = transpose_times(euler_to_matrix(roll, pitch, yaw), rotation)  # R_d^T R
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+def attitude_targets(state, mode, w):
+    """Before a fused call: the rotation of each drone's mode-1 Euler setpoint in world w
+    (the setpoints hold over the call, so the trigonometry is done once, not every tick)."""
+    if mode != ATTITUDE:
+        return
+    for d in range(state.setpoint.shape[1]):
+        setpoint, target = state.setpoint[w, d], state.attitude_target[w, d]
+        rotation = euler_to_matrix(setpoint[0], setpoint[1], setpoint[2])
+        for i in range(9):
+            target[i] = rotation[i]
+
+
+@njit(cache=True, _nrt=False, error_model="numpy")
+def attitude_rates(model, rotation, target):
+    """Body-rate setpoint [rad/s] from the rotation error to ``target`` (9,), the row-major
+    rotation of the Euler setpoint."""
+    desired = (target[0], target[1], target[2], target[3], target[4], target[5], target[6],
+               target[7], target[8])
+    error = transpose_times(desired, rotation)  # R_d^T R
     ex = 0.5 * (error[7] - error[5])
     ey = 0.5 * (error[2] - error[6])
     ez = 0.5 * (error[3] - error[1])
@@ -82,7 +98,7 @@ def attitude_rates(model, rotation, roll, pitch, yaw):
     return (_clip(-k[0] * ex, lim[0]), _clip(-k[1] * ey, lim[1]), _clip(-k[2] * ez, lim[2]))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def _unit(x, y, z):
     norm = math.sqrt(x * x + y * y + z * z)
     if norm > 0.0:
@@ -90,7 +106,7 @@ def _unit(x, y, z):
     return x, y, z, norm
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def _attitude(fx, fy, fz, yaw):
     """Rotation with z along F and heading yaw; also |F| and |y_C x z_B| (flatness.py)."""
     ycx, ycy = -math.sin(yaw), math.cos(yaw)
@@ -101,7 +117,7 @@ def _attitude(fx, fy, fz, yaw):
     return (xx, yx, zx, xy, yy, zy, xz, yz, zz), force_norm, cross_norm
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def flat_feedforward(ref, gravity):
     """Body rates and accelerations of the flat reference ``ref`` (18,) (Faessler et al.)."""
     rotation, c, c_3 = _attitude(ref[6], ref[7], ref[8] + gravity, ref[15])
@@ -122,7 +138,7 @@ def flat_feedforward(ref, gravity):
     return (w_x, w_y, w_z), (e_2 / c, e_1 / c, (c * e_3 - b_3 * e_1) / (c * c_3))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def geometric_wrench(state, model, gravity, w, d, rotation, ref):
     """Mode 7: Lee's law for the flat reference ``ref`` (18,); returns (f, tx, ty, tz)."""
     omega_d, omega_dot_d = flat_feedforward(ref, gravity)
@@ -162,7 +178,7 @@ def geometric_wrench(state, model, gravity, w, d, rotation, ref):
             -kr[2] * erz - kw[2] * ewz + gz - j[2] * (cz - az_))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def _collective_range(model, tilt, tx, ty, yaw, tz):
     """Thrust interval [N] keeping ``tilt * u_rp + yaw * u_y + c u_1`` within the limits."""
     pinv, coll, low, high = model.pinv, model.collective, model.low, model.high
@@ -174,7 +190,7 @@ def _collective_range(model, tilt, tx, ty, yaw, tz):
     return lower, upper
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def _fits(model, scale, scale_yaw, tx, ty, tz):
     """Whether some collective fits with the torque part scaled by ``scale``: the yaw part
     (roll/pitch in full) if ``scale_yaw``, else the roll/pitch part (no yaw)."""
@@ -185,7 +201,7 @@ def _fits(model, scale, scale_yaw, tx, ty, tz):
     return lower <= upper
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def _largest_scale(model, tx, ty, tz, scale_yaw):
     """Largest scale in [0, 1] that fits (Allocator._largest_scale), by bisection."""
     if _fits(model, 1.0, scale_yaw, tx, ty, tz):
@@ -202,7 +218,7 @@ def _largest_scale(model, tx, ty, tz, scale_yaw):
     return low
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def allocate(model, command, thrust, tx, ty, tz):
     """Write into ``command`` (n,) the rotor speeds for the wrench [N, N m]."""
     bound = model.wrench_bound
@@ -229,7 +245,7 @@ def allocate(model, command, thrust, tx, ty, tz):
         command[i] = math.sqrt(command[i])
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def control_tick(state, model, config, mode, w, d):
     """One controller tick of drone (w, d) in ``mode``: new rotor commands."""
     command = state.rotor_command[w, d]
@@ -260,7 +276,6 @@ def control_tick(state, model, config, mode, w, d):
     if mode == BODY_RATES:
         p_ref, q_ref, r_ref = setpoint[0], setpoint[1], setpoint[2]
     else:
-        p_ref, q_ref, r_ref = attitude_rates(model, rotation, setpoint[0], setpoint[1],
-                                             setpoint[2])
+        p_ref, q_ref, r_ref = attitude_rates(model, rotation, state.attitude_target[w, d])
     tx, ty, tz = rate_torque(state, model, w, d, p_ref, q_ref, r_ref, config.control_period)
     allocate(model, command, setpoint[3], tx, ty, tz)

@@ -19,7 +19,7 @@ EULER, SEMI_IMPLICIT, RK4 = 0, 1, 2
 INTEGRATORS = {"euler": EULER, "semi_implicit": SEMI_IMPLICIT, "rk4": RK4}
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def _acceleration(q, force, world_force, mass, gravity):
     r = quat_to_matrix(q[0], q[1], q[2], q[3])
     ax, ay, az = times_vector(r, force[0], force[1], force[2])
@@ -27,14 +27,14 @@ def _acceleration(q, force, world_force, mass, gravity):
             (az + world_force[2]) / mass - gravity)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def _angular_acceleration(omega, torque, j):
     gx, gy, gz = cross(omega[0], omega[1], omega[2], j[0] * omega[0], j[1] * omega[1],
                        j[2] * omega[2])
     return (torque[0] - gx) / j[0], (torque[1] - gy) / j[1], (torque[2] - gz) / j[2]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def _derivative(v, q, omega, force, torque, world_force, mass, j, gravity):
     a = _acceleration(q, force, world_force, mass, gravity)
     dq = quat_rate(q[0], q[1], q[2], q[3], omega[0], omega[1], omega[2])
@@ -42,17 +42,17 @@ def _derivative(v, q, omega, force, torque, world_force, mass, j, gravity):
     return v, a, dq, alpha
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def _shift3(x, k, h):
     return x[0] + h * k[0], x[1] + h * k[1], x[2] + h * k[2]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def _shift4(x, k, h):
     return x[0] + h * k[0], x[1] + h * k[1], x[2] + h * k[2], x[3] + h * k[3]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def integrate(scheme, pos, quat, vel, omega, force, torque, world_force, mass, j, gravity,
               dt):
     """Advance one drone's pos (3,), quat (4,), vel (3,), omega (3,) in place by ``dt``."""
@@ -102,7 +102,7 @@ def integrate(scheme, pos, quat, vel, omega, force, torque, world_force, mass, j
     quat[0], quat[1], quat[2], quat[3] = qx, qy, qz, qw
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def floor_constraint(pos, quat, vel, omega, floor_z, crash_speed):
     """Hold the centre of mass at ``floor_z`` or above; returns (contact, crash).
 

@@ -11,7 +11,7 @@ import math
 from numba import njit
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def quat_to_matrix(x, y, z, w):
     """Row-major rotation matrix of the unit quaternion (x, y, z, w)."""
     return (1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - z * w), 2.0 * (x * z + y * w),
@@ -19,7 +19,7 @@ def quat_to_matrix(x, y, z, w):
             2.0 * (x * z - y * w), 2.0 * (y * z + x * w), 1.0 - 2.0 * (x * x + y * y))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def euler_to_matrix(roll, pitch, yaw):
     """R = Rz(yaw) Ry(pitch) Rx(roll), PyBullet's Euler convention."""
     cr, sr = math.cos(roll), math.sin(roll)
@@ -30,7 +30,7 @@ def euler_to_matrix(roll, pitch, yaw):
             -sp, cp * sr, cp * cr)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def euler_to_quat(roll, pitch, yaw):
     """Quaternion (x, y, z, w) of the Euler angles (PyBullet's convention)."""
     cr, sr = math.cos(0.5 * roll), math.sin(0.5 * roll)
@@ -40,7 +40,7 @@ def euler_to_quat(roll, pitch, yaw):
             cr * cp * sy - sr * sp * cy, cr * cp * cy + sr * sp * sy)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def quat_to_euler(x, y, z, w):
     """Roll, pitch, yaw [rad] of the quaternion, as pybullet.getEulerFromQuaternion."""
     roll = math.atan2(2.0 * (w * x + y * z), 1.0 - 2.0 * (x * x + y * y))
@@ -50,7 +50,7 @@ def quat_to_euler(x, y, z, w):
     return roll, pitch, yaw
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def transpose_times(a, b):
     """a^T b for row-major 9-tuples."""
     return (a[0] * b[0] + a[3] * b[3] + a[6] * b[6], a[0] * b[1] + a[3] * b[4] + a[6] * b[7],
@@ -61,26 +61,26 @@ def transpose_times(a, b):
             a[2] * b[2] + a[5] * b[5] + a[8] * b[8])
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def times_vector(m, x, y, z):
     """m v for a row-major 9-tuple."""
     return (m[0] * x + m[1] * y + m[2] * z, m[3] * x + m[4] * y + m[5] * z,
             m[6] * x + m[7] * y + m[8] * z)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def transpose_times_vector(m, x, y, z):
     """m^T v for a row-major 9-tuple."""
     return (m[0] * x + m[3] * y + m[6] * z, m[1] * x + m[4] * y + m[7] * z,
             m[2] * x + m[5] * y + m[8] * z)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def cross(ax, ay, az, bx, by, bz):
     return ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def quat_times_rotation(x, y, z, w, rx, ry, rz):
     """q * exp(r / 2): turn q by the body-frame rotation vector r [rad]; unit result."""
     angle = math.sqrt(rx * rx + ry * ry + rz * rz)
@@ -97,7 +97,7 @@ def quat_times_rotation(x, y, z, w, rx, ry, rz):
     return qx / norm, qy / norm, qz / norm, qw / norm
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def quat_rate(x, y, z, w, p, q, r):
     """dq/dt = q * (omega, 0) / 2 for body rates omega = (p, q, r)."""
     return (0.5 * (w * p + y * r - z * q), 0.5 * (w * q + z * p - x * r),

@@ -12,7 +12,7 @@ from numba import njit
 from .rotations import transpose_times_vector
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def downwash_force(delta_xy, delta_z, prop_radius, c1, c2, c3):
     """Vertical force [N] (<= 0) on a drone ``delta_z`` below another (the core's model)."""
     if delta_z <= 0.0:
@@ -25,7 +25,7 @@ def downwash_force(delta_xy, delta_z, prop_radius, c1, c2, c3):
     return -alpha * math.exp(-0.5 * (delta_xy / beta) ** 2)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def rotor_wrench(state, plant, model, config, w, d, rotation):
     """Advance the rotor speeds of (w, d) one step, then return its rotor wrench: body
     force (fx, fy, fz) [N] and torque about the centre of mass (tx, ty, tz) [N m]."""

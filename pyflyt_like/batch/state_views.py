@@ -7,7 +7,7 @@ from numba import njit, prange
 from .rotations import euler_to_quat, quat_to_euler, quat_to_matrix, transpose_times_vector
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, error_model="numpy")
 def fill_aviary_state(pos, quat, vel, ang_vel, out):
     """Write (W, D, 4, 3) ``Aviary.state`` rows: body rates, Euler, body velocity, pos."""
     for w in prange(pos.shape[0]):

@@ -11,7 +11,7 @@ from numba import njit
 _SQRT3 = math.sqrt(3.0)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def current_wind(state, plant, config, w):
     """Write the wind of world ``w`` [m/s] (mean plus turbulence) into ``state.wind[w]``."""
     wind, mean = state.wind[w], plant.wind_mean[w]
@@ -26,14 +26,14 @@ def current_wind(state, plant, config, w):
             wind[i] += u * axes[0, i] + v * axes[1, i] + vertical * axes[2, i]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy")
 def _second_order(x, offset, phi, chol, n1, n2):
     x1, x2 = x[offset], x[offset + 1]
     x[offset] = phi[0] * x1 + phi[1] * x2 + chol[0] * n1
     x[offset + 1] = phi[2] * x1 + phi[3] * x2 + chol[1] * n1 + chol[2] * n2
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def advance_turbulence(state, config, w, noise):
     """One filter step of world ``w`` with five standard normal draws ``noise``."""
     x = state.turbulence[w]
