@@ -45,9 +45,12 @@ Plant = namedtuple("Plant", [
 #: max_speed (n,); mass [kg]; inertia (3,); rate_kp, rate_ki, rate_kd, rate_limits,
 #: rate_integral_bound (3,); angle_kp, angle_rate_limits (3,); geo_kp, geo_kv, geo_kr,
 #: geo_kw (3,); kf, km nominal; prop_radius [m]; ground_effect_coeff; ground_clip [m];
-#: drag_coeffs (3,) [N s/m per rad/s]; downwash_coeffs (3,); speed_to_rad_s.
+#: drag_coeffs (3,) [N s/m per rad/s]; downwash_coeffs (3,); speed_to_rad_s;
+#: per_newton (n, 4), low_newtons, high_newtons (n,): pinv, low and high divided row-wise by
+#: the collective, so the saturated allocation compares collectives without dividing.
 Model = namedtuple("Model", [
-    "positions", "spins", "pinv", "collective", "low", "high", "wrench_bound", "min_speed",
+    "positions", "spins", "pinv", "collective", "per_newton", "low_newtons", "high_newtons",
+    "low", "high", "wrench_bound", "min_speed",
     "max_speed", "mass", "inertia", "rate_kp", "rate_ki", "rate_kd", "rate_limits",
     "rate_integral_bound", "angle_kp", "angle_rate_limits", "geo_kp", "geo_kv", "geo_kr",
     "geo_kw", "kf", "km", "prop_radius", "ground_effect_coeff", "ground_clip", "drag_coeffs",

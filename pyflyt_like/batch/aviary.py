@@ -58,7 +58,8 @@ def _model_arrays(model: MultirotorModel, control_period: float) -> Model:
     integral_bound = np.where(ki > 0, model.rate_limits_output / np.where(ki > 0, ki, 1), 0.0)
     return Model(
         positions=model.positions.copy(), spins=spins.copy(), pinv=pinv,
-        collective=pinv[:, 0].copy(), low=low, high=high,
+        collective=pinv[:, 0].copy(), per_newton=pinv / pinv[:, :1],
+        low_newtons=low / pinv[:, 0], high_newtons=high / pinv[:, 0], low=low, high=high,
         wrench_bound=WRENCH_SATURATION * (np.abs(matrix) @ high),
         min_speed=np.full(n, model.min_speed), max_speed=np.full(n, model.max_speed),
         mass=model.mass, inertia=model.inertia.copy(), rate_kp=model.rate_kp,

@@ -10,7 +10,8 @@ Same equations as the PyBullet path (the cross-validation tests guard that):
 - position: Lee's geometric law with the flatness feed-forward
   (:mod:`~pyflyt_like.core.control.geometric`, :mod:`~pyflyt_like.core.control.flatness`);
 - allocation: pseudo-inverse, and when a rotor saturates yaw gives way before roll and
-  pitch, thrust last (:class:`~pyflyt_like.core.control.allocation.Allocator`).
+  pitch, thrust last (:class:`~pyflyt_like.core.control.allocation.Allocator`; the largest
+  torque scale that fits in the same closed form).
 
 The controllers use the nominal model (``Model``), never the randomised plant.
 """
@@ -34,7 +35,6 @@ MAX_ERROR = 1e9  # as core: a PID error beyond is saturated
 MAX_REFERENCE = 1e9  # as FlatReference: position and derivatives saturate here
 MIN_THRUST_PER_MASS = 1e-6
 MIN_HEADING_COSINE = 1e-6
-BISECTION_STEPS = 40
 ROTOR_SPEEDS, BODY_RATES, ATTITUDE, FORCE_TORQUE, POSITION = -1, 0, 1, 2, 7
 
 
@@ -181,41 +181,43 @@ def geometric_wrench(state, model, gravity, w, d, rotation, ref):
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def _collective_range(model, tilt, tx, ty, yaw, tz):
     """Thrust interval [N] keeping ``tilt * u_rp + yaw * u_y + c u_1`` within the limits."""
-    pinv, coll, low, high = model.pinv, model.collective, model.low, model.high
+    per, low, high = model.per_newton, model.low_newtons, model.high_newtons
     lower, upper = -math.inf, math.inf
-    for i in range(pinv.shape[0]):
-        part = tilt * (pinv[i, 1] * tx + pinv[i, 2] * ty) + yaw * pinv[i, 3] * tz
-        lower = max(lower, (low[i] - part) / coll[i])
-        upper = min(upper, (high[i] - part) / coll[i])
+    for i in range(per.shape[0]):
+        part = tilt * (per[i, 1] * tx + per[i, 2] * ty) + yaw * per[i, 3] * tz
+        lower = max(lower, low[i] - part)
+        upper = min(upper, high[i] - part)
     return lower, upper
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def _fits(model, scale, scale_yaw, tx, ty, tz):
-    """Whether some collective fits with the torque part scaled by ``scale``: the yaw part
-    (roll/pitch in full) if ``scale_yaw``, else the roll/pitch part (no yaw)."""
-    if scale_yaw:
-        lower, upper = _collective_range(model, 1.0, tx, ty, scale, tz)
-    else:
-        lower, upper = _collective_range(model, scale, tx, ty, 0.0, tz)
-    return lower <= upper
-
-
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def _largest_scale(model, tx, ty, tz, scale_yaw):
-    """Largest scale in [0, 1] that fits (Allocator._largest_scale), by bisection."""
-    if _fits(model, 1.0, scale_yaw, tx, ty, tz):
-        return 1.0
-    if not _fits(model, 0.0, scale_yaw, tx, ty, tz):
-        return 0.0
-    low, high = 0.0, 1.0
-    for _ in range(BISECTION_STEPS):
-        middle = 0.5 * (low + high)
-        if _fits(model, middle, scale_yaw, tx, ty, tz):
-            low = middle
-        else:
-            high = middle
-    return low
+    """Largest scale s in [0, 1] for which some collective fits (Allocator._largest_scale).
+
+    Scaled is the yaw part of the torque (roll/pitch in full) if ``scale_yaw``, else the
+    roll/pitch part (no yaw). In newtons of collective, rotor i allows collectives from
+    ``low_i - b_i - s a_i`` to ``high_i - b_i - s a_i``; some collective fits when, for each
+    pair (i, j), ``K_ij + s M_ij <= 0`` with ``K_ij = (low_i - b_i) - (high_j - b_j)`` and
+    ``M_ij = a_j - a_i``. None fits at s = 0 if some K_ij > 0 (then 0); otherwise the pairs
+    with M_ij > 0 bound s by -K_ij / M_ij. Closed form, as the core's Allocator.
+    """
+    per, low, high = model.per_newton, model.low_newtons, model.high_newtons
+    n = per.shape[0]
+    scale = 1.0
+    for i in range(n):
+        tilt_i = per[i, 1] * tx + per[i, 2] * ty
+        b_i, a_i = (tilt_i, per[i, 3] * tz) if scale_yaw else (0.0, tilt_i)
+        floor_i = low[i] - b_i
+        for j in range(n):
+            tilt_j = per[j, 1] * tx + per[j, 2] * ty
+            b_j, a_j = (tilt_j, per[j, 3] * tz) if scale_yaw else (0.0, tilt_j)
+            k = floor_i - (high[j] - b_j)
+            if k > 0.0:
+                return 0.0
+            m = a_j - a_i
+            if m > 0.0 and -k < scale * m:  # divide only for a smaller bound
+                scale = -k / m
+    return scale
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")

@@ -11,8 +11,8 @@ before altitude and roll/pitch before yaw, the way PX4's mixer prioritises them:
 squared speeds are written as ``u = s_rp u_rp + s_y u_y + c u_1``, with the roll/pitch part
 ``u_rp = B^+ [0, tx, ty, 0]``, the yaw part ``u_y = B^+ [0, 0, 0, tz]`` and the collective
 part ``u_1 = B^+ [1, 0, 0, 0]``. The largest yaw scale ``s_y`` in [0, 1] with full roll and
-pitch for which some ``c`` keeps every rotor within its limits is found by bisection (the
-feasible scales form an interval from 0, as the limits are linear); only if even zero yaw
+pitch for which some ``c`` keeps every rotor within its limits is found in closed form (the
+limits are linear in the scale and in ``c``: see ``_largest_scale``); only if even zero yaw
 does not fit is the roll/pitch part scaled the same way. Then ``c`` is the feasible value
 closest to the commanded thrust. Roll/pitch keep their direction, and no rotor speed ever
 leaves its limits.
@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import numpy as np
 
-BISECTION_STEPS = 40  # halvings of the torque scale: resolution 1e-12
 # A wrench component beyond this many times what the rotors can produce is cut to it before
 # allocating: such a command saturates anyway, and a finite but huge one (1e308) would
 # overflow B^+ w to inf and inf - inf to NaN.
@@ -72,19 +71,24 @@ class Allocator:
         return lower, upper
 
     def _largest_scale(self, fixed: np.ndarray, scaled: np.ndarray) -> float:
-        """Largest s in [0, 1] for which ``fixed + s scaled`` fits with some collective."""
-        lower, upper = self._collective_range(fixed + scaled)
-        if lower <= upper:
-            return 1.0
-        lower, upper = self._collective_range(fixed)
-        if lower > upper:
+        """Largest s in [0, 1] for which ``fixed + s scaled`` fits with some collective.
+
+        In closed form: a collective fits when every rotor's lower bound on it,
+        ``(low_i - fixed_i - s scaled_i) / u1_i``, is below every rotor's upper bound
+        ``(high_j - fixed_j - s scaled_j) / u1_j``. Each pair (i, j) is a linear condition
+        ``K_ij + s M_ij <= 0``; none holds at s = 0 if some K_ij > 0, and the pairs with
+        M_ij > 0 bound s by -K_ij / M_ij. (The batched engine's kernel does the same.)
+        """
+        u1 = self._collective
+        k = ((self.low - fixed) / u1)[:, None] - ((self.high - fixed) / u1)[None, :]
+        if np.any(k > 0.0):
             return 0.0
-        low, high = 0.0, 1.0
-        for _ in range(BISECTION_STEPS):
-            middle = 0.5 * (low + high)
-            lower, upper = self._collective_range(fixed + middle * scaled)
-            low, high = (middle, high) if lower <= upper else (low, middle)
-        return low
+        per_newton = scaled / u1
+        m = per_newton[None, :] - per_newton[:, None]
+        rising = m > 0.0
+        if not rising.any():
+            return 1.0
+        return float(min(1.0, np.min(-k[rising] / m[rising])))
 
     def allocate(self, wrench: np.ndarray) -> np.ndarray:
         """Return (n,) rotor speeds for ``wrench`` = [thrust N, tau_x, tau_y, tau_z N m].
