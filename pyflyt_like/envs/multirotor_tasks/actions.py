@@ -71,7 +71,9 @@ class ActionMap:
     def __call__(self, action: np.ndarray, yaw: np.ndarray, out: np.ndarray) -> np.ndarray:
         """Write the setpoints of ``action`` ((W, k), already within [-1, 1]) into ``out``;
         ``yaw`` (W,) [rad] is each drone's current heading (used by mode 1)."""
-        np.multiply(action, np.where(action < 0.0, self._below, self._above), out=out)
+        # centre + action * (below where action < 0, else above), without temporaries
+        np.multiply(action, self._above, out=out)
+        np.multiply(action, self._below, out=out, where=action < 0.0)
         out += self._centre
         if self.control_mode == 1:
             out[:, 2] += yaw

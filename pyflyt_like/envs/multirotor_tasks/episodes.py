@@ -57,6 +57,12 @@ class Episodes:
         self._setpoints = np.zeros((n, k))
         self.yaw = np.zeros(n)  # rad, each drone's heading at the last observation
         self.observation = np.zeros((n, self.observation_size), np.float32)
+        self._fresh = np.zeros((n, self.observation_size))  # filled in place by _observe
+        f = task.feature_size
+        # Column blocks of an observation: features, rotation (9), velocity, body rates,
+        # last action.
+        self._blocks = (slice(0, f), slice(f, f + 9), slice(f + 9, f + 12),
+                        slice(f + 12, f + 15), slice(f + 15, f + 15 + k))
         self.high = np.concatenate((np.full(task.feature_size, MAX_RELATIVE), np.ones(9),
                                     np.full(3, MAX_SPEED), np.full(3, MAX_RATE), np.ones(k)))
         self.low = -self.high
@@ -108,7 +114,9 @@ class Episodes:
         np.arctan2(rot[:, 1, 0], rot[:, 0, 0], out=self.yaw)
         parts = (self.task.features(kinematics, self.time), kinematics.rot.reshape(n, 9),
                  kinematics.vel, kinematics.ang_vel, self.last_action)
-        fresh = np.concatenate(parts, axis=1)
+        fresh = self._fresh
+        for block, part in zip(self._blocks, parts, strict=True):
+            fresh[:, block] = part
         if self._noise > 0.0:
             fresh += rng.normal(0.0, self._noise, fresh.shape)
         np.clip(fresh, self.low, self.high, out=fresh)
