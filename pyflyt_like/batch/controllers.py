@@ -40,7 +40,7 @@ ROTOR_SPEEDS, BODY_RATES, ATTITUDE, FORCE_TORQUE, POSITION = -1, 0, 1, 2, 7
 
 @njit(cache=True, _nrt=False, error_model="numpy")
 def _clip(value, bound):
-    return -bound if value < -bound else (bound if value > bound else value)
+    return min(max(value, -bound), bound)  # min/max compile to branch-free instructions
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
