@@ -9,16 +9,12 @@ import math
 
 import numpy as np
 
+from pyflyt_like.common.angles import wrap_angle
 from pyflyt_like.common.validation import check_bool, check_positive_float, check_positive_int
 
 TARGET_BONUS = 100.0  # reward for each target reached
 PROGRESS_GAIN = 3.0  # dense reward per metre of progress toward the current target
 CLOSENESS_GAIN = 0.1  # dense reward gain of 1 / distance [m]
-
-
-def wrap_angle(angle):
-    """``angle`` [rad] (a float or an array) wrapped to [-pi, pi)."""
-    return (angle + math.pi) % (2.0 * math.pi) - math.pi
 
 
 def body_frame_deltas(points: np.ndarray, headings: np.ndarray | None, position: np.ndarray,

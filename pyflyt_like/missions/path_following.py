@@ -28,6 +28,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from pyflyt_like.common.angles import wrap_angle
+
 
 class FlyablePath:
     """The waypoint polyline with every corner rounded to a flyable arc.
@@ -192,7 +194,7 @@ class PathGuidance:
         target = path.samples[path.ahead(position, self.index, l1)]
         aim_x, aim_y = target[0] - position[0], target[1] - position[1]
         eta = math.atan2(aim_y, aim_x) - course
-        eta = min(max((eta + math.pi) % (2 * math.pi) - math.pi, -math.pi / 2), math.pi / 2)
+        eta = min(max(wrap_angle(eta), -math.pi / 2), math.pi / 2)
         distance = max(math.hypot(aim_x, aim_y), 1e-6)
         lateral = 4.0 * self.l1_damping ** 2 * ground_speed ** 2 / max(distance, l1) \
             * math.sin(eta)

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pyflyt_like.common.angles import wrap_angle
+
 from .piecewise_polynomial import PiecewisePolynomial, solve_minimum_derivative
 
 __all__ = [
@@ -171,11 +173,6 @@ def allocate_durations(
     return np.maximum(durations, min_segment_duration)
 
 
-def _wrap(angle: np.ndarray | float) -> np.ndarray:
-    """Angle(s) [rad] wrapped to [-pi, pi)."""
-    return (np.asarray(angle) + np.pi) % (2.0 * np.pi) - np.pi
-
-
 class MinimumSnapTrajectory:
     """A rest-to-rest minimum-snap trajectory through waypoints, with yaw and holds.
 
@@ -231,7 +228,7 @@ class MinimumSnapTrajectory:
             segment = allocate_durations(points, speed, max_acceleration, min_segment_duration,
                                          rest)
         # Unwrap so each yaw change is the short way round (within [-pi, pi)).
-        yaw_path = yaw_given[0] + np.concatenate([[0.0], np.cumsum(_wrap(np.diff(yaw_given)))])
+        yaw_path = yaw_given[0] + np.concatenate([[0.0], np.cumsum(wrap_angle(np.diff(yaw_given)))])
 
         self._waypoints = points
         self._segment_durations = segment
@@ -355,7 +352,7 @@ class MinimumSnapTrajectory:
             heading[1:] = 0.0
         return TrajectoryPoint(
             time=t, position=position[0], velocity=position[1], acceleration=position[2],
-            jerk=position[3], snap=position[4], yaw=float(_wrap(heading[0])),
+            jerk=position[3], snap=position[4], yaw=float(wrap_angle(heading[0])),
             yaw_rate=float(heading[1]), yaw_acceleration=float(heading[2]))
 
     def evaluate_many(self, times: np.ndarray) -> TrajectorySamples:
@@ -374,4 +371,4 @@ class MinimumSnapTrajectory:
         return TrajectorySamples(
             time=times, position=position[0], velocity=position[1],
             acceleration=position[2], jerk=position[3], snap=position[4],
-            yaw=_wrap(heading[0]), yaw_rate=heading[1], yaw_acceleration=heading[2])
+            yaw=wrap_angle(heading[0]), yaw_rate=heading[1], yaw_acceleration=heading[2])

@@ -22,13 +22,10 @@ from typing import Any
 
 import numpy as np
 
+from pyflyt_like.common.angles import wrap_angle
+
 from .fixedwing_attitude import FixedwingAttitude, reference_heading
 from .tecs import TECS
-
-
-def wrap_angle(angle: float) -> float:
-    """``angle`` [rad] wrapped into [−π, π)."""
-    return (angle + math.pi) % (2.0 * math.pi) - math.pi
 
 
 class FixedwingAutopilot:

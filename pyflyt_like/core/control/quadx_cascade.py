@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from pyflyt_like.common.angles import wrap_angle
+
 from ..abstractions.pid import PID
 from .mixers import mix_with_attitude_priority
 
@@ -23,12 +25,6 @@ ALTITUDE_MODES = (2, 3, 4, 7)
 RATE_MODES = (0, 2)
 ANGLE_MODES = (1, 3)
 YAW_RATE_MODES = (4, 5, 6)
-TWO_PI = 2.0 * math.pi
-
-
-def _wrap_angle(angle: float) -> float:
-    """Wrap to [-pi, pi)."""
-    return (angle + math.pi) % TWO_PI - math.pi
 
 
 def _clip(value: float, limit: float) -> float:
@@ -98,7 +94,7 @@ class QuadXCascade:
             rate_setpoint = (s0, s1, s2)
         else:
             if mode in ANGLE_MODES:
-                roll_setpoint, pitch_setpoint, yaw_error = s0, s1, _wrap_angle(s2 - yaw)
+                roll_setpoint, pitch_setpoint, yaw_error = s0, s1, wrap_angle(s2 - yaw)
             else:
                 roll_setpoint, pitch_setpoint, yaw_error = self._tilt(
                     mode, s0, s1, s2, yaw, position, world_velocity)
@@ -138,7 +134,7 @@ class QuadXCascade:
             else:
                 gx = _clip(self.position_gain[0] * (s0 - position[0]), self.velocity_limits[0])
                 gy = _clip(self.position_gain[1] * (s1 - position[1]), self.velocity_limits[1])
-                yaw_error = _wrap_angle(s2 - yaw)
+                yaw_error = wrap_angle(s2 - yaw)
             velocity_setpoint = (cos_yaw * gx + sin_yaw * gy, -sin_yaw * gx + cos_yaw * gy)
         forward, left = self.velocity.step_values(heading_velocity, velocity_setpoint)
         # Forward acceleration needs nose-down (positive) pitch; leftward needs negative roll.

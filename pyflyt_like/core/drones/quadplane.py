@@ -6,8 +6,9 @@ from pathlib import Path
 
 import numpy as np
 
+from pyflyt_like.common.angles import wrap_angle
+
 from ..abstractions.motors import Motors
-from ..control.fixedwing_autopilot import wrap_angle
 from ..control.quadx_cascade import QuadXCascade
 from .fixedwing import ALTITUDE_HOLD, CLIMB_RATE_HOLD, SURFACE_COMMANDS, Fixedwing
 
