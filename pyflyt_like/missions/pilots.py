@@ -173,13 +173,9 @@ class GuidancePilot:
         self.log = FlightLog(spec.name, ("sp_heading", "sp_airspeed", "sp_unused",
                                          "sp_altitude"), *wing_actuators(drone))
         drone.set_mode(2)
-        self._duration = self.path.length / min(self.speeds)
+        # Time the path takes at the slowest leg's speed [s] (the duration check uses it).
+        self.duration = self.path.length / min(self.speeds)
         self._setpoint = drone.setpoint.copy()
-
-    @property
-    def duration(self) -> float:
-        """Time the path takes at the slowest leg's speed [s] (the duration check uses it)."""
-        return self._duration
 
     @property
     def done(self) -> bool:
@@ -191,7 +187,7 @@ class GuidancePilot:
         drone = self.drone
         leg = int(self.path.leg_of[self.guidance.index])
         self._setpoint = self.guidance.step(drone.state[3], drone.world_velocity,
-                                            float(np.linalg.norm(drone.air_velocity())),
+                                            drone.airspeed,
                                             self.speeds[leg])
         drone.set_setpoint(self._setpoint)
 

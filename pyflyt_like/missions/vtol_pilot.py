@@ -91,14 +91,10 @@ class QuadplanePilot:
         self._hold()
         legs = np.diff(np.vstack((self.start, self.targets)), axis=0)
         climb = abs(float(first[2]) - self.start[2])
-        self._duration = (climb / 1.5 + 10.0 + float(np.hypot(*legs[:, :2].T).sum())
+        # A generous estimate of the mission's time [s] (the duration check uses it).
+        self.duration = (climb / 1.5 + 10.0 + float(np.hypot(*legs[:, :2].T).sum())
                           / min(self.speeds) + 20.0
                           + abs(self.cruise_altitude - self.landing[2]) / self.descent_rate)
-
-    @property
-    def duration(self) -> float:
-        """A generous estimate of the mission's time [s] (the duration check uses it)."""
-        return self._duration
 
     @property
     def done(self) -> bool:

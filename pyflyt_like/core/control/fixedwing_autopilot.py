@@ -71,19 +71,18 @@ class FixedwingAutopilot:
         return -math.atan(speed * turn_rate / self.gravity)
 
     def step(self, bank: float, airspeed_setpoint: float, climb_rate_setpoint: float,
-             state: np.ndarray, rotation: np.ndarray, air_velocity: np.ndarray,
+             state: np.ndarray, rotation: np.ndarray, airspeed: float,
              ) -> tuple[list[float], float]:
         """Fly ``bank`` [rad], ``airspeed_setpoint`` [m/s] and ``climb_rate_setpoint`` [m/s].
 
         Args:
-            state: (4, 3) drone state; rotation: (3, 3) body-to-ground; air_velocity: (3,)
-                ground-frame air velocity [m/s].
+            state: (4, 3) drone state; rotation: (3, 3) body-to-ground; airspeed: the
+                norm of the air velocity [m/s].
 
         Returns:
             ([roll, pitch, yaw] surface commands in [-1, 1], throttle in [0, 1]).
         """
         roll, pitch = float(state[1][0]), float(state[1][1])
-        airspeed = float(np.linalg.norm(air_velocity))
         climb_rate = float(rotation[2] @ state[2])  # ground-frame vertical velocity
         bank = min(max(bank, -self.max_bank), self.max_bank)
         pitch_setpoint, throttle = self.tecs.step(climb_rate_setpoint, airspeed_setpoint,

@@ -94,6 +94,11 @@ class Fixedwing(ModalDrone):
         self.update_state()
         self.set_mode(0)
 
+    @property
+    def airspeed(self) -> float:
+        """Airspeed [m/s]: the norm of the air velocity."""
+        return float(np.linalg.norm(self.air_velocity()))
+
     def setpoint_size_of(self, mode: int) -> int:
         return SURFACE_COMMANDS + 1 if mode == -1 else 4
 
@@ -125,8 +130,7 @@ class Fixedwing(ModalDrone):
             return np.array((roll, pitch, 0.0, self.thrust_command[0]))
         if mode in (ALTITUDE_HOLD, CLIMB_RATE_HOLD):  # hold course (or wings level), speed
             tecs = self.autopilot.tecs
-            airspeed = min(max(float(np.linalg.norm(self.air_velocity())), tecs.min_airspeed),
-                           tecs.max_airspeed)
+            airspeed = min(max(self.airspeed, tecs.min_airspeed), tecs.max_airspeed)
             if mode == CLIMB_RATE_HOLD:
                 return np.array((0.0, airspeed, 0.0, 0.0))
             course = self.autopilot.course(self.rotation_matrix, self.world_velocity)
@@ -139,16 +143,16 @@ class Fixedwing(ModalDrone):
             self.thrust_command[0] = min(max(setpoint[SURFACE_COMMANDS], 0.0), 1.0)
             return
         if mode in (ALTITUDE_HOLD, CLIMB_RATE_HOLD):
-            first, airspeed, _, last = setpoint.tolist()
+            first, airspeed_setpoint, _, last = setpoint.tolist()
+            airspeed = self.airspeed
             if mode == ALTITUDE_HOLD:
-                air = self.air_velocity()
-                bank = self.autopilot.bank_for_heading(first, float(np.linalg.norm(air)),
-                                                       self.rotation_matrix, self.world_velocity)
+                bank = self.autopilot.bank_for_heading(first, airspeed, self.rotation_matrix,
+                                                       self.world_velocity)
                 climb_rate = self.autopilot.tecs.climb_rate_for(last, float(self.state[3][2]))
             else:
-                air, bank, climb_rate = self.air_velocity(), first, last
-            rpy, throttle = self.autopilot.step(bank, airspeed, climb_rate, self.state,
-                                                self.rotation_matrix, air)
+                bank, climb_rate = first, last
+            rpy, throttle = self.autopilot.step(bank, airspeed_setpoint, climb_rate, self.state,
+                                                self.rotation_matrix, airspeed)
             self.surface_command[:] = self.mixer @ np.array(rpy)
             self.thrust_command[0] = throttle
             return

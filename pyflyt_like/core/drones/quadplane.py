@@ -82,12 +82,7 @@ class QuadPlane(Fixedwing):
     @property
     def transition_complete(self) -> bool:
         """True once the airspeed exceeds ``transition_airspeed`` (the wing can take over)."""
-        return float(np.linalg.norm(self.air_velocity())) >= self.transition_airspeed
-
-    @property
-    def airspeed(self) -> float:
-        """Airspeed [m/s]: the norm of the air velocity."""
-        return float(np.linalg.norm(self.air_velocity()))
+        return self.airspeed >= self.transition_airspeed
 
     def transition_to(self, target: str) -> None:
         """Fly a transition by itself, at the current altitude and heading.
