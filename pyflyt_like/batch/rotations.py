@@ -10,8 +10,6 @@ import math
 
 from numba import njit
 
-SERIES_HALF_ANGLE2 = 0.05 ** 2  # below this (half-angle [rad])^2 the series replaces trig
-
 
 @njit(cache=True, _nrt=False, error_model="numpy")
 def quat_to_matrix(x, y, z, w):
@@ -85,26 +83,18 @@ def cross(ax, ay, az, bx, by, bz):
 @njit(cache=True, _nrt=False, error_model="numpy")
 def quat_times_rotation(x, y, z, w, rx, ry, rz):
     """q * exp(r / 2): turn q by the body-frame rotation vector r [rad]; unit result."""
-    h2 = 0.25 * (rx * rx + ry * ry + rz * rz)  # (angle / 2)^2
-    if h2 < SERIES_HALF_ANGLE2:
-        # sin(h)/h and cos(h) by their series to h^8 and h^10: the next terms are below
-        # 1e-20 relative for h < 0.05 rad, so this equals the trigonometric form to
-        # rounding, without a square root, a sine or a cosine (a step turns far less).
-        sinc = 1.0 - h2 / 6.0 * (1.0 - h2 / 20.0 * (1.0 - h2 / 42.0 * (1.0 - h2 / 72.0)))
-        dw = 1.0 - h2 / 2.0 * (1.0 - h2 / 12.0 * (1.0 - h2 / 30.0 * (
-            1.0 - h2 / 56.0 * (1.0 - h2 / 90.0))))
-        scale = 0.5 * sinc
-    else:
-        half = math.sqrt(h2)
-        scale = 0.5 * math.sin(half) / half
-        dw = math.cos(half)
-    dx, dy, dz = rx * scale, ry * scale, rz * scale
+    angle = math.sqrt(rx * rx + ry * ry + rz * rz)
+    if angle > 1e-12:
+        scale = math.sin(0.5 * angle) / angle
+        dx, dy, dz, dw = rx * scale, ry * scale, rz * scale, math.cos(0.5 * angle)
+    else:  # second-order series: exact to rounding below 1e-12 rad
+        dx, dy, dz, dw = 0.5 * rx, 0.5 * ry, 0.5 * rz, 1.0
     qx = w * dx + x * dw + y * dz - z * dy
     qy = w * dy + y * dw + z * dx - x * dz
     qz = w * dz + z * dw + x * dy - y * dx
     qw = w * dw - x * dx - y * dy - z * dz
-    inverse = 1.0 / math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw)
-    return qx * inverse, qy * inverse, qz * inverse, qw * inverse
+    norm = math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw)
+    return qx / norm, qy / norm, qz / norm, qw / norm
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
