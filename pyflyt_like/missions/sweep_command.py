@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any, TextIO
 
-from .mission import MissionError
+from .mission import Mission, MissionError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,7 +33,6 @@ def run(args: argparse.Namespace, usage_error: type[Exception],
     """Fly the grid; exit 0 when every point flew (completed or not), 1 when a point could
     not be flown (its row holds the error). Bad input raises ``usage_error`` (exit 2) before
     anything flies; a table that cannot be written raises ``command_error`` (exit 1)."""
-    from .command import load
     from .mission_yaml import load_mission_file, load_mission_text
     from .report import ReportError, check_output_folder, prepare_folder
     from .sweep import SweepError, SweepParameter, grid_points, run_sweep, write_sweep_csv
@@ -45,12 +44,12 @@ def run(args: argparse.Namespace, usage_error: type[Exception],
     if not args.param:
         raise usage_error("give at least one --param NAME=V1,V2,...")
     try:
-        mission = load(args.mission)  # validates the file itself first
         if args.mission is None:
             from .default_mission import DEFAULT_MISSION_YAML
             data, source = load_mission_text(DEFAULT_MISSION_YAML, "<default>"), "<default>"
         else:
             data, source = load_mission_file(args.mission), args.mission
+        mission = Mission.from_dict(data, source=source)  # the file itself, before the grid
         parameters = [SweepParameter.parse(text) for text in args.param]
         points = grid_points(data, parameters, seed=args.seed, source=source)
     except (MissionError, SweepError) as error:
