@@ -177,16 +177,23 @@ class PathGuidance:
         # any speed at 120 Hz, short enough that a crossing leg far ahead is not taken.
         self._window = 200
 
+    def locate(self, position: np.ndarray) -> tuple[int, float]:
+        """Advance the progress to the sample nearest ``position`` (3,) [m]; return it and
+        the horizontal distance to the path [m] (also ``index`` and ``cross_track``)."""
+        self.index, self.cross_track = self.path.nearest(position, self.index, self._window)
+        return self.index, self.cross_track
+
     def step(self, position: np.ndarray, world_velocity: np.ndarray, airspeed: float,
              speed: float) -> np.ndarray:
-        """Mode-2 setpoint ``[heading, airspeed, 0, altitude]`` for this control step.
+        """Mode-2 setpoint ``[heading, airspeed, 0, altitude]`` for this control step, from
+        the progress :meth:`locate` found at ``position`` (call it first; a pilot does when
+        it records the step before, so the search runs once per step).
 
         Args:
             position: (3,) [m]; world_velocity: (3,) ground velocity [m/s]; airspeed: [m/s];
             speed: the airspeed to fly [m/s].
         """
         path = self.path
-        self.index, self.cross_track = path.nearest(position, self.index, self._window)
         vx, vy = float(world_velocity[0]), float(world_velocity[1])
         ground_speed = max(math.hypot(vx, vy), self.min_speed)
         course = math.atan2(vy, vx)

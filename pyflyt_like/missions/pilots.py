@@ -194,8 +194,7 @@ class GuidancePilot:
     def record(self, time: float) -> float:
         """Log this step and update waypoint progress; return the cross-track error [m]."""
         drone = self.drone
-        index, error = self.path.nearest(drone.state[3], self.guidance.index,
-                                         self.guidance._window)
+        index, error = self.guidance.locate(drone.state[3])
         while self.reached < len(self.targets) and (
                 index >= self.path.waypoint_index[self.reached]
                 or (self.reached == len(self.targets) - 1 and passed(

@@ -179,8 +179,7 @@ class QuadplanePilot:
         drone = self.drone
         position = drone.state[3]
         if self.phase == "cruise":
-            index, error = self.path.nearest(position, self.guidance.index,
-                                             self.guidance._window)
+            index, error = self.guidance.locate(position)
             reference = self.path.samples[index]
             # The path's waypoint samples: [0] is where cruise began, then the waypoints.
             wing_borne = self.path.waypoint_index[:len(self.targets) - 1]

@@ -62,9 +62,11 @@ def test_nearest_only_searches_ahead_so_a_crossing_path_is_not_short_cut():
 def test_l1_on_the_path_heads_along_it_and_back_onto_it():
     path = FlyablePath(np.array([[0.0, 0.0, 40.0], [500.0, 0.0, 40.0]]), 60.0)
     guidance = PathGuidance(path, heading_kp=0.8, altitude_kp=0.4)
+    guidance.locate(np.array((100.0, 0.0, 40.0)))
     on_track = guidance.step(np.array((100.0, 0.0, 40.0)), np.array((20.0, 0.0, 0.0)), 20.0,
                              20.0)
     np.testing.assert_allclose(on_track, (0.0, 20.0, 0.0, 40.0), atol=1e-9)
+    guidance.locate(np.array((120.0, 10.0, 40.0)))
     left_of_it = guidance.step(np.array((120.0, 10.0, 40.0)), np.array((20.0, 0.0, 0.0)),
                                20.0, 20.0)
     assert left_of_it[0] < 0.0 and guidance.cross_track == pytest.approx(10.0)  # turn right
