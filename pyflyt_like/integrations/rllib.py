@@ -52,21 +52,11 @@ def _gymnasium_creator(env_id: str) -> Callable[[Any], Any]:
 
         import pyflyt_like.envs  # noqa: F401  (registers the ids in the env runner's process)
 
-        return gymnasium.make(env_id, **dict(env_config or {}))
-
-    return create
-
-
-def _multirotor_creator(env_id: str) -> Callable[[Any], Any]:
-    def create(env_config: Any):
-        import gymnasium
-
-        import pyflyt_like.envs  # noqa: F401  (registers the ids in the env runner's process)
-
         options = dict(env_config or {})
         if "num_envs" not in options:
             return gymnasium.make(env_id, **options)
-        # RLlib's vector_entry_point mode: the creator must return the VectorEnv itself.
+        # RLlib's vector_entry_point mode (only the Multirotor tasks have a vector entry
+        # point): the creator must return the VectorEnv itself.
         return gymnasium.make_vec(env_id, num_envs=options.pop("num_envs"),
                                   vectorization_mode="vector_entry_point", **options)
 
@@ -97,8 +87,7 @@ def register_rllib_envs() -> list[str]:
 
     ids = single_agent_ids()
     for env_id in ids:
-        batched = env_id.startswith("pyflyt_like/Multirotor-")
-        register_env(env_id, (_multirotor_creator if batched else _gymnasium_creator)(env_id))
+        register_env(env_id, _gymnasium_creator(env_id))
     for env_id, class_name in MULTI_AGENT_SCENES.items():
         register_env(env_id, _pettingzoo_creator(class_name))
     return ids + list(MULTI_AGENT_SCENES)
