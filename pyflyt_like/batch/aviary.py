@@ -289,32 +289,34 @@ class BatchedAviary:
             self._state = self._state._replace(setpoint=np.zeros(
                 (self.n_worlds, self.n_drones, self.setpoint_size_of(mode))))
         self.mode = int(mode)
-        self._reset_controllers(np.ones(self.n_worlds, bool))
+        self._reset_controllers(slice(None))
 
-    def _reset_controllers(self, mask: np.ndarray) -> None:
+    def _reset_controllers(self, worlds) -> None:
+        """Clear the controllers of ``worlds`` (indices, a (W,) mask or a slice) and preset
+        their setpoints to hold the current state in the current mode."""
         state = self._state
-        state.rate_integral[mask] = 0.0
-        state.rate_previous[mask] = 0.0
-        state.rate_fresh[mask] = True
-        state.use_reference[mask] = False
-        state.setpoint[mask] = self._preset_setpoint()[mask]
-
-    def _preset_setpoint(self) -> np.ndarray:
-        """(W, D, k) setpoints that hold the current state in the current mode."""
+        state.rate_integral[worlds] = 0.0
+        state.rate_previous[worlds] = 0.0
+        state.rate_fresh[worlds] = True
+        state.use_reference[worlds] = False
+        setpoint = state.setpoint[worlds]  # a copy, filled and written back
+        setpoint[:] = 0.0
+        if self.mode in (ATTITUDE, POSITION):
+            q = state.quat[worlds]
+            x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+            yaw = np.arctan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
         weight = self.model.mass * self.gravity
-        shape = (self.n_worlds, self.n_drones)
-        yaw = self.state[..., 1, 2]
-        if self.mode == ROTOR_SPEEDS:
-            return np.zeros((*shape, self.model.n_rotors))
         if self.mode == POSITION:
-            pos = self._state.pos
-            return np.stack((pos[..., 0], pos[..., 1], yaw, pos[..., 2]), axis=-1)
-        if self.mode == ATTITUDE:
-            return np.stack((np.zeros(shape), np.zeros(shape), yaw, np.full(shape, weight)),
-                            axis=-1)
-        if self.mode == FORCE_TORQUE:
-            return np.broadcast_to((weight, 0.0, 0.0, 0.0), (*shape, 4)).copy()
-        return np.broadcast_to((0.0, 0.0, 0.0, weight), (*shape, 4)).copy()
+            pos = state.pos[worlds]
+            setpoint[..., 0], setpoint[..., 1] = pos[..., 0], pos[..., 1]
+            setpoint[..., 2], setpoint[..., 3] = yaw, pos[..., 2]
+        elif self.mode == ATTITUDE:
+            setpoint[..., 2], setpoint[..., 3] = yaw, weight
+        elif self.mode == FORCE_TORQUE:
+            setpoint[..., 0] = weight
+        elif self.mode == BODY_RATES:
+            setpoint[..., 3] = weight
+        state.setpoint[worlds] = setpoint
 
     def set_setpoints(self, setpoints) -> None:
         """Set every drone's setpoint: (W, D, k) in the mode's units (k as
@@ -402,18 +404,21 @@ class BatchedAviary:
             if mask.dtype != bool or mask.shape != (self.n_worlds,):
                 raise ValueError(f"mask must be a bool array of shape ({self.n_worlds},), got "
                                  f"{mask.dtype} {mask.shape}")
+        worlds = np.flatnonzero(mask)  # indexing by position: cheap for a few worlds
         state = self._state
-        state.pos[mask] = self.start_pos[mask]
+        state.pos[worlds] = self.start_pos[worlds]
         set_start_attitudes(state.quat, self.start_orn, mask)
         for name in ("vel", "ang_vel", "rotor_speed", "rotor_command", "wrench"):
-            getattr(state, name)[mask] = 0.0
-        state.steps[mask] = 0
-        state.contact[mask] = False
-        state.crashed[mask] = False
-        draw_plant(self.rng, self.randomize, self.model, self.plant, mask, self.dt)
-        turbulence = self.rng.standard_normal(state.turbulence.shape)
-        state.turbulence[mask] = turbulence[mask]
-        self._reset_controllers(mask)
+            getattr(state, name)[worlds] = 0.0
+        state.steps[worlds] = 0
+        state.contact[worlds] = False
+        state.crashed[worlds] = False
+        draw_plant(self.rng, self.randomize, self.model, self.plant, worlds, self.dt)
+        if self._config.turbulence:
+            # drawn for every world, so a world's draws do not depend on the mask
+            turbulence = self.rng.standard_normal(state.turbulence.shape)
+            state.turbulence[worlds] = turbulence[worlds]
+        self._reset_controllers(worlds)
 
     def step(self, n_steps: int = 1) -> None:
         """Advance every world ``n_steps`` physics steps in one compiled call."""

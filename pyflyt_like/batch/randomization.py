@@ -75,30 +75,29 @@ def _ball_vectors(rng: np.random.Generator, bound: float, shape) -> np.ndarray:
     return direction * rng.uniform(0.0, bound, (*shape, 1))
 
 
-def draw_plant(rng: np.random.Generator, ranges: dict, nominal, plant, mask: np.ndarray,
+def draw_plant(rng: np.random.Generator, ranges: dict, nominal, plant, worlds: np.ndarray,
                dt: float) -> None:
-    """Write freshly drawn plant parameters of the worlds in ``mask`` (W,) into ``plant``."""
+    """Write freshly drawn plant parameters of ``worlds`` (indices or a (W,) bool mask)
+    into ``plant``; parameters without a range get their nominal value."""
     shape = plant.mass.shape
-    factors = {key: (_uniform(rng, ranges[key], shape) if key in ranges else np.ones(shape))
-               for key in ("mass", "kf", "km", "drag")}
-    inertia = (_uniform(rng, ranges["inertia"], (*shape, 3)) if "inertia" in ranges
-               else np.ones((*shape, 3)))
-    tau = (_uniform(rng, ranges["tau"], shape) if "tau" in ranges
-           else np.full(shape, nominal.tau))
-    com = (rng.uniform(-ranges["com_offset"], ranges["com_offset"], (*shape, 3))
-           if "com_offset" in ranges else np.zeros((*shape, 3)))
-    force = (_ball_vectors(rng, ranges["force_disturbance"], shape)
-             if "force_disturbance" in ranges else np.zeros((*shape, 3)))
-    torque = (_ball_vectors(rng, ranges["torque_disturbance"], shape)
-              if "torque_disturbance" in ranges else np.zeros((*shape, 3)))
-    plant.mass[mask] = nominal.mass * factors["mass"][mask]
-    plant.inertia[mask] = nominal.inertia * inertia[mask]
-    plant.kf[mask] = nominal.kf * factors["kf"][mask]
-    plant.km[mask] = nominal.km * factors["km"][mask]
-    plant.drag_scale[mask] = factors["drag"][mask]
-    plant.tau[mask] = tau[mask]
+
+    def factor(key: str, size: tuple = ()) -> np.ndarray | float:
+        return _uniform(rng, ranges[key], (*shape, *size))[worlds] if key in ranges else 1.0
+
+    def ball(key: str) -> np.ndarray | float:
+        return _ball_vectors(rng, ranges[key], shape)[worlds] if key in ranges else 0.0
+
+    plant.mass[worlds] = nominal.mass * factor("mass")
+    plant.kf[worlds] = nominal.kf * factor("kf")
+    plant.km[worlds] = nominal.km * factor("km")
+    plant.drag_scale[worlds] = factor("drag")
+    plant.inertia[worlds] = nominal.inertia * factor("inertia", (3,))
+    tau = _uniform(rng, ranges["tau"], shape)[worlds] if "tau" in ranges else nominal.tau
+    plant.tau[worlds] = tau
     with np.errstate(divide="ignore"):
-        plant.lag_gain[mask] = -np.expm1(-dt / tau[mask])  # tau = 0: gain 1
-    plant.com_offset[mask] = com[mask]
-    plant.disturbance_force[mask] = force[mask]
-    plant.disturbance_torque[mask] = torque[mask]
+        plant.lag_gain[worlds] = -np.expm1(-dt / np.asarray(tau))  # tau = 0: gain 1
+    plant.com_offset[worlds] = (rng.uniform(-ranges["com_offset"], ranges["com_offset"],
+                                            (*shape, 3))[worlds]
+                                if "com_offset" in ranges else 0.0)
+    plant.disturbance_force[worlds] = ball("force_disturbance")
+    plant.disturbance_torque[worlds] = ball("torque_disturbance")
