@@ -25,7 +25,6 @@ from numba import njit
 from .rotations import (
     cross,
     euler_to_matrix,
-    quat_to_matrix,
     times_vector,
     transpose_times,
     transpose_times_vector,
@@ -44,13 +43,14 @@ def _clip(value, bound):
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def _pid_channel(model, integral, previous, fresh, i, error, period):
-    """One channel of the rate PID; updates ``integral[i]`` and ``previous[i]``."""
+def _pid_channel(model, integral, previous, fresh, i, error, period, rate):
+    """One channel of the rate PID (``rate`` = 1 / ``period``); updates ``integral[i]`` and
+    ``previous[i]``."""
     error = _clip(error, MAX_ERROR)
     integral[i] = _clip(integral[i] + error * period, model.rate_integral_bound[i])
     value = model.rate_kp[i] * error + model.rate_ki[i] * integral[i]
     if not fresh:
-        value += model.rate_kd[i] * (error - previous[i]) / period
+        value += model.rate_kd[i] * (error - previous[i]) * rate
     previous[i] = error
     return _clip(value, model.rate_limits[i])
 
@@ -61,9 +61,10 @@ def rate_torque(state, model, w, d, p_ref, q_ref, r_ref, period):
     omega = state.ang_vel[w, d]
     integral, previous = state.rate_integral[w, d], state.rate_previous[w, d]
     fresh = state.rate_fresh[w, d]
-    a_x = _pid_channel(model, integral, previous, fresh, 0, p_ref - omega[0], period)
-    a_y = _pid_channel(model, integral, previous, fresh, 1, q_ref - omega[1], period)
-    a_z = _pid_channel(model, integral, previous, fresh, 2, r_ref - omega[2], period)
+    rate = 1.0 / period  # one division, not one per channel
+    a_x = _pid_channel(model, integral, previous, fresh, 0, p_ref - omega[0], period, rate)
+    a_y = _pid_channel(model, integral, previous, fresh, 1, q_ref - omega[1], period, rate)
+    a_z = _pid_channel(model, integral, previous, fresh, 2, r_ref - omega[2], period, rate)
     state.rate_fresh[w, d] = False
     j = model.inertia
     gx, gy, gz = cross(omega[0], omega[1], omega[2], j[0] * omega[0], j[1] * omega[1],
@@ -248,8 +249,9 @@ def allocate(model, command, thrust, tx, ty, tz):
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def control_tick(state, model, config, mode, w, d):
-    """One controller tick of drone (w, d) in ``mode``: new rotor commands."""
+def control_tick(state, model, config, mode, w, d, rotation):
+    """One controller tick of drone (w, d) in ``mode``: new rotor commands; ``rotation`` is
+    the drone's attitude matrix (row-major 9-tuple)."""
     command = state.rotor_command[w, d]
     setpoint = state.setpoint[w, d]
     if mode == ROTOR_SPEEDS:
@@ -259,8 +261,6 @@ def control_tick(state, model, config, mode, w, d):
     if mode == FORCE_TORQUE:
         allocate(model, command, setpoint[0], setpoint[1], setpoint[2], setpoint[3])
         return
-    q = state.quat[w, d]
-    rotation = quat_to_matrix(q[0], q[1], q[2], q[3])
     if mode == POSITION:
         if state.use_reference[w, d]:
             ref = state.reference[w, d]

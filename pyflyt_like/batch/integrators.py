@@ -23,8 +23,9 @@ INTEGRATORS = {"euler": EULER, "semi_implicit": SEMI_IMPLICIT, "rk4": RK4}
 def _acceleration(q, force, world_force, mass, gravity):
     r = quat_to_matrix(q[0], q[1], q[2], q[3])
     ax, ay, az = times_vector(r, force[0], force[1], force[2])
-    return ((ax + world_force[0]) / mass, (ay + world_force[1]) / mass,
-            (az + world_force[2]) / mass - gravity)
+    inverse = 1.0 / mass
+    return ((ax + world_force[0]) * inverse, (ay + world_force[1]) * inverse,
+            (az + world_force[2]) * inverse - gravity)
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
@@ -52,7 +53,7 @@ def _shift4(x, k, h):
     return x[0] + h * k[0], x[1] + h * k[1], x[2] + h * k[2], x[3] + h * k[3]
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def integrate(scheme, pos, quat, vel, omega, force, torque, world_force, mass, j, gravity,
               dt):
     """Advance one drone's pos (3,), quat (4,), vel (3,), omega (3,) in place by ``dt``."""

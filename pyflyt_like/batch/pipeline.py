@@ -32,13 +32,13 @@ def step_world(state, plant, model, config, mode, w, noise, step_index):
     """One physics step of world ``w`` (stages 1-7 above)."""
     n_drones = state.pos.shape[1]
     current_wind(state, plant, config, w)
-    if state.steps[w] % config.mode_steps == 0:
-        for d in range(n_drones):
-            control_tick(state, model, config, mode, w, d)
+    control_due = state.steps[w] % config.mode_steps == 0
     # every wrench from the state at the start of the step (downwash sees the others there)
     for d in range(n_drones):
         q = state.quat[w, d]
         rotation = quat_to_matrix(q[0], q[1], q[2], q[3])
+        if control_due:
+            control_tick(state, model, config, mode, w, d, rotation)
         fx, fy, fz, tx, ty, tz = rotor_wrench(state, plant, model, config, w, d, rotation)
         wrench, disturbance = state.wrench[w, d], plant.disturbance_torque[w, d]
         wrench[0], wrench[1], wrench[2] = fx, fy, fz

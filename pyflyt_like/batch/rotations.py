@@ -93,8 +93,8 @@ def quat_times_rotation(x, y, z, w, rx, ry, rz):
     qy = w * dy + y * dw + z * dx - x * dz
     qz = w * dz + z * dw + x * dy - y * dx
     qw = w * dw - x * dx - y * dy - z * dz
-    norm = math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw)
-    return qx / norm, qy / norm, qz / norm, qw / norm
+    inverse = 1.0 / math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw)
+    return qx * inverse, qy * inverse, qz * inverse, qw * inverse
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
