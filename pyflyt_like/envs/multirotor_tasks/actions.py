@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import njit
 
 from pyflyt_like.common.multirotor_model import MultirotorModel
 
@@ -67,14 +68,37 @@ class ActionMap:
             above = np.array((*angular, thrust_range[1]))
         self.size = len(centre)
         self._centre, self._below, self._above = centre, below, above
+        self._yaw_column = 2 if self.control_mode == 1 else -1
 
     def __call__(self, action: np.ndarray, yaw: np.ndarray, out: np.ndarray) -> np.ndarray:
         """Write the setpoints of ``action`` ((W, k), already within [-1, 1]) into ``out``;
         ``yaw`` (W,) [rad] is each drone's current heading (used by mode 1)."""
-        # centre + action * (below where action < 0, else above), without temporaries
-        np.multiply(action, self._above, out=out)
-        np.multiply(action, self._below, out=out, where=action < 0.0)
-        out += self._centre
-        if self.control_mode == 1:
-            out[:, 2] += yaw
+        _map_actions(action, self._centre, self._below, self._above, yaw, self._yaw_column,
+                     out)
         return out
+
+
+@njit(cache=True, _nrt=False, error_model="numpy")
+def _map_actions(action, centre, below, above, yaw, yaw_column, out):
+    """out = centre + action * (below where action < 0, else above), plus the heading in
+    ``yaw_column`` (-1: none)."""
+    for w in range(action.shape[0]):
+        for i in range(action.shape[1]):
+            a = action[w, i]  # min/max, not a branch: signs are random across worlds
+            out[w, i] = centre[i] + max(a, 0.0) * above[i] + min(a, 0.0) * below[i]
+        if yaw_column >= 0:
+            out[w, yaw_column] += yaw[w]
+
+
+@njit(cache=True, _nrt=False, error_model="numpy")
+def clip_actions(action: np.ndarray, out: np.ndarray) -> bool:
+    """Write ``action`` (W, k) clipped to [-1, 1] into ``out``, unless some entry is NaN or
+    infinite: then False, and ``out`` unchanged."""
+    for w in range(action.shape[0]):
+        for i in range(action.shape[1]):
+            if not math.isfinite(action[w, i]):
+                return False
+    for w in range(action.shape[0]):
+        for i in range(action.shape[1]):
+            out[w, i] = min(max(action[w, i], -1.0), 1.0)
+    return True

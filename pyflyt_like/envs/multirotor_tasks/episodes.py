@@ -17,8 +17,9 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
-from .actions import ActionMap
+from .actions import ActionMap, clip_actions
 from .kinematics import Kinematics
+from .observation import write_observations
 from .options import TaskOptions
 from .task import MultirotorTask
 
@@ -57,12 +58,8 @@ class Episodes:
         self._setpoints = np.zeros((n, k))
         self.yaw = np.zeros(n)  # rad, each drone's heading at the last observation
         self.observation = np.zeros((n, self.observation_size), np.float32)
-        self._fresh = np.zeros((n, self.observation_size))  # filled in place by _observe
-        f = task.feature_size
-        # Column blocks of an observation: features, rotation (9), velocity, body rates,
-        # last action.
-        self._blocks = (slice(0, f), slice(f, f + 9), slice(f + 9, f + 12),
-                        slice(f + 12, f + 15), slice(f + 15, f + 15 + k))
+        self._no_noise = np.zeros((1, self.observation_size))
+        self._all = np.ones(n, bool)
         self.high = np.concatenate((np.full(task.feature_size, MAX_RELATIVE), np.ones(9),
                                     np.full(3, MAX_SPEED), np.full(3, MAX_RATE), np.ones(k)))
         self.low = -self.high
@@ -71,6 +68,10 @@ class Episodes:
     def reset(self, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Start new episodes in the worlds of ``mask`` ((W,) bool); the other rows of the
         returned (W, obs) observation are the last ones, unchanged."""
+        self._observe(self._start(mask, rng), mask, rng)
+        return self.observation
+
+    def _start(self, mask: np.ndarray, rng: np.random.Generator) -> Kinematics:
         start_pos, start_orn = self.task.reset(mask, rng)
         seed = int(rng.integers(2**31))
         self.backend.reset(mask, start_pos, start_orn, seed, rng)
@@ -80,19 +81,22 @@ class Episodes:
         self._pending[:, mask] = 0.0  # zero is the hover command
         kinematics = self.backend.kinematics()
         self.task.start(kinematics, mask)
-        self._observe(kinematics, mask, rng)
-        return self.observation
+        return kinematics
 
-    def step(self, action: np.ndarray, rng: np.random.Generator):
+    def step(self, action: np.ndarray, rng: np.random.Generator,
+             restart: np.ndarray | None = None):
         """Apply (W, k) actions for one agent period.
+
+        ``restart`` ((W,) bool) marks worlds whose episode ended at the previous step (the
+        VectorEnv's next-step autoreset): they start a new episode instead, ignoring their
+        action, with reward 0, not terminated, not truncated.
 
         Returns:
             observations (W, obs) float32, rewards (W,), terminated (W,) bool, truncated
             (W,) bool.
         """
-        if not np.isfinite(action).all():
+        if not clip_actions(np.asarray(action, np.float64), self.last_action):
             raise ValueError("actions must be finite (no NaN or inf)")
-        np.clip(action, -1.0, 1.0, out=self.last_action)
         pending = self._pending
         pending[self._slot] = self.last_action
         self._slot = (self._slot + 1) % len(pending)
@@ -104,26 +108,21 @@ class Episodes:
         kinematics = self.backend.kinematics()
         reward, terminated = self.task.evaluate(kinematics, self.time, rng)
         truncated = (self.step_count >= self.max_steps) & ~terminated
-        self._observe(kinematics, None, rng)
+        if restart is not None and restart.any():
+            kinematics = self._start(restart, rng)
+            reward[restart] = 0.0
+            terminated[restart] = False
+            truncated[restart] = False
+        self._observe(kinematics, self._all, rng)
         return self.observation, reward, terminated, truncated
 
-    def _observe(self, kinematics: Kinematics, mask: np.ndarray | None,
+    def _observe(self, kinematics: Kinematics, mask: np.ndarray,
                  rng: np.random.Generator) -> None:
-        n = self.n_worlds
-        rot = kinematics.rot
-        np.arctan2(rot[:, 1, 0], rot[:, 0, 0], out=self.yaw)
-        parts = (self.task.features(kinematics, self.time), kinematics.rot.reshape(n, 9),
-                 kinematics.vel, kinematics.ang_vel, self.last_action)
-        fresh = self._fresh
-        for block, part in zip(self._blocks, parts, strict=True):
-            fresh[:, block] = part
-        if self._noise > 0.0:
-            fresh += rng.normal(0.0, self._noise, fresh.shape)
-        np.clip(fresh, self.low, self.high, out=fresh)
-        if mask is None:
-            self.observation[:] = fresh
-        else:
-            self.observation[mask] = fresh[mask]
+        noise = (rng.normal(0.0, self._noise, self.observation.shape) if self._noise > 0.0
+                 else self._no_noise)
+        write_observations(self.task.features(kinematics, self.time), kinematics.rot,
+                           kinematics.vel, kinematics.ang_vel, self.last_action, noise,
+                           self.low, self.high, mask, self.observation, self.yaw)
 
 
 def single_spaces(episodes: Episodes) -> tuple[spaces.Box, spaces.Box]:

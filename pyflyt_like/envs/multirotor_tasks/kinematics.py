@@ -5,6 +5,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from numba import njit, prange
+
+from pyflyt_like.batch.rotations import quat_to_matrix
 
 
 class Kinematics(NamedTuple):
@@ -22,17 +25,14 @@ class Kinematics(NamedTuple):
     ang_vel: np.ndarray
 
 
+@njit(cache=True, parallel=True, error_model="numpy")
 def quat_to_rotation(quat: np.ndarray, out: np.ndarray) -> np.ndarray:
     """Fill ``out`` (W, 3, 3) with the rotation matrices of unit quaternions (W, 4) (x, y, z,
     w), as ``pybullet.getMatrixFromQuaternion``."""
-    x, y, z, w = quat[:, 0], quat[:, 1], quat[:, 2], quat[:, 3]
-    out[:, 0, 0] = 1.0 - 2.0 * (y * y + z * z)
-    out[:, 0, 1] = 2.0 * (x * y - z * w)
-    out[:, 0, 2] = 2.0 * (x * z + y * w)
-    out[:, 1, 0] = 2.0 * (x * y + z * w)
-    out[:, 1, 1] = 1.0 - 2.0 * (x * x + z * z)
-    out[:, 1, 2] = 2.0 * (y * z - x * w)
-    out[:, 2, 0] = 2.0 * (x * z - y * w)
-    out[:, 2, 1] = 2.0 * (y * z + x * w)
-    out[:, 2, 2] = 1.0 - 2.0 * (x * x + y * y)
+    for w in prange(quat.shape[0]):
+        q = quat[w]
+        r = quat_to_matrix(q[0], q[1], q[2], q[3])
+        for i in range(3):
+            for j in range(3):
+                out[w, i, j] = r[3 * i + j]
     return out

@@ -105,14 +105,8 @@ class MultirotorVectorEnv(VectorEnv):
         if actions.shape != self.action_space.shape:
             raise ValueError(f"actions must have shape {self.action_space.shape}, got "
                              f"{actions.shape}")
-        rng = self.np_random
-        observation, reward, terminated, truncated = self.episodes.step(actions, rng)
-        restart = self._autoreset
-        if restart.any():
-            observation = self.episodes.reset(restart, rng)
-            reward[restart] = 0.0
-            terminated[restart] = False
-            truncated[restart] = False
+        observation, reward, terminated, truncated = self.episodes.step(
+            actions, self.np_random, restart=self._autoreset)
         self._autoreset = terminated | truncated
         return (observation.copy(), reward.astype(np.float64), terminated, truncated,
                 self._infos())

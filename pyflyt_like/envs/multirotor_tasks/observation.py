@@ -1,0 +1,56 @@
+"""The observation rows of the multirotor tasks, assembled in one compiled pass.
+
+Per world: ``[task features, body-to-world rotation (9, row-major), world velocity (3),
+body rates (3), last action (k)]``, plus noise, clipped to the observation space's bounds
+and stored as float32; on the way, the drone's heading (which the attitude action turns
+from). A numpy version costs a temporary per block and per operation, which at 16 384
+worlds was a tenth of an env step.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+
+@njit(cache=True, parallel=True, error_model="numpy")
+def write_observations(features: np.ndarray, rot: np.ndarray, vel: np.ndarray,
+                       ang_vel: np.ndarray, last_action: np.ndarray, noise: np.ndarray,
+                       low: np.ndarray, high: np.ndarray, mask: np.ndarray,
+                       observation: np.ndarray, yaw: np.ndarray) -> None:
+    """Write the observation rows of the worlds in ``mask`` (W,) bool.
+
+    Args:
+        features: (W, f) task features; rot: (W, 3, 3); vel, ang_vel: (W, 3);
+            last_action: (W, k).
+        noise: (W, f + 15 + k) added before clipping, or (1, f + 15 + k) zeros for none.
+        low, high: (f + 15 + k,) the observation space's bounds.
+        observation: (W, f + 15 + k) float32, written.
+        yaw: (W,) [rad], written: each drone's heading, atan2(R10, R00).
+    """
+    n_features, n_actions = features.shape[1], last_action.shape[1]
+    per_world = noise.shape[0] > 1
+    for w in prange(features.shape[0]):
+        if not mask[w]:
+            continue
+        e = noise[w] if per_world else noise[0]
+        yaw[w] = math.atan2(rot[w, 1, 0], rot[w, 0, 0])
+        c = 0
+        for i in range(n_features):
+            observation[w, c] = min(max(features[w, i] + e[c], low[c]), high[c])
+            c += 1
+        for i in range(3):
+            for j in range(3):
+                observation[w, c] = min(max(rot[w, i, j] + e[c], low[c]), high[c])
+                c += 1
+        for i in range(3):
+            observation[w, c] = min(max(vel[w, i] + e[c], low[c]), high[c])
+            c += 1
+        for i in range(3):
+            observation[w, c] = min(max(ang_vel[w, i] + e[c], low[c]), high[c])
+            c += 1
+        for i in range(n_actions):
+            observation[w, c] = min(max(last_action[w, i] + e[c], low[c]), high[c])
+            c += 1
