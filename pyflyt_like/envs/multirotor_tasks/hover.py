@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from .kinematics import Kinematics
-from .task import MultirotorTask, uniform_in_box, upside_down_or_low
+from .task import MultirotorTask, row_norms, uniform_in_box, upside_down_or_low
 
 TARGET = (0.0, 0.0, 1.0)  # m
 START_OFFSET = 0.3  # m, per axis
@@ -49,7 +49,7 @@ class HoverTask(MultirotorTask):
         return np.subtract(self.target, kinematics.pos, out=self.features_buffer)
 
     def evaluate(self, kinematics: Kinematics, time, rng):
-        distance = np.linalg.norm(kinematics.pos - self.target, axis=1)
+        distance = row_norms(kinematics.pos - self.target)
         self.distance = distance
         reward = np.exp(-np.square(distance / REWARD_WIDTH))
         return reward, (distance > MAX_DISTANCE) | upside_down_or_low(kinematics)

@@ -18,7 +18,7 @@ import numpy as np
 
 from .hover import start_attitudes
 from .kinematics import Kinematics
-from .task import MultirotorTask, uniform_in_box
+from .task import MultirotorTask, row_norms, uniform_in_box
 
 TOUCHDOWN_HEIGHT = 0.05  # m, centre of mass
 TOUCHDOWN_POINT = (0.0, 0.0, TOUCHDOWN_HEIGHT)  # m
@@ -47,19 +47,19 @@ class LandTask(MultirotorTask):
         return uniform_in_box(rng, START_LOW, START_HIGH, count), start_attitudes(rng, count)
 
     def start(self, kinematics: Kinematics, mask):
-        self.distance[mask] = np.linalg.norm(kinematics.pos[mask] - self.point, axis=1)
+        self.distance[mask] = row_norms(kinematics.pos[mask] - self.point)
 
     def features(self, kinematics: Kinematics, time):
         return np.subtract(self.point, kinematics.pos, out=self.features_buffer)
 
     def evaluate(self, kinematics: Kinematics, time, rng):
         pos = kinematics.pos
-        distance = np.linalg.norm(pos - self.point, axis=1)
+        distance = row_norms(pos - self.point)
         reward = PROGRESS_GAIN * (self.distance - distance)
         self.distance = distance
         touchdown = pos[:, 2] <= TOUCHDOWN_HEIGHT
         on_pad = np.hypot(pos[:, 0], pos[:, 1]) <= PAD_RADIUS
-        speed = np.linalg.norm(kinematics.vel, axis=1)
+        speed = row_norms(kinematics.vel)
         reward += (touchdown & on_pad) * LANDING_BONUS * np.maximum(0.0,
                                                                     1.0 - speed / BONUS_SPEED)
         self.landed = touchdown & on_pad & (speed <= SOFT_SPEED)

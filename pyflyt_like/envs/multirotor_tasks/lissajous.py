@@ -33,7 +33,8 @@ class Lissajous:
         self.omega[mask] = (2 * math.pi / period)[:, None] * np.asarray(FREQUENCY_RATIOS)
         self.phase[mask] = rng.random((count, 3)) * 2 * math.pi
 
-    def positions(self, time: np.ndarray) -> np.ndarray:
-        """(W, k, 3) reference positions [m] at times (W, k) [s]."""
-        angle = time[:, :, None] * self.omega[:, None, :] + self.phase[:, None, :]
-        return self.centre + self.amplitude[:, None, :] * np.sin(angle)
+    def positions(self, time: np.ndarray, rows=slice(None)) -> np.ndarray:
+        """(m, k, 3) reference positions [m] of the worlds ``rows`` (all, or an index or
+        mask selecting m of them) at times (m, k) [s]."""
+        angle = time[:, :, None] * self.omega[rows, None, :] + self.phase[rows, None, :]
+        return self.centre + self.amplitude[rows, None, :] * np.sin(angle)

@@ -13,7 +13,7 @@ import numpy as np
 
 from .hover import start_attitudes
 from .kinematics import Kinematics
-from .task import MultirotorTask, uniform_in_box, upside_down_or_low
+from .task import MultirotorTask, row_norms, uniform_in_box, upside_down_or_low
 
 BOX_LOW, BOX_HIGH = (-1.0, -1.0, 0.5), (1.0, 1.0, 1.5)  # m
 ARRIVAL_RADIUS = 0.1  # m
@@ -41,21 +41,21 @@ class ReachTask(MultirotorTask):
         return uniform_in_box(rng, BOX_LOW, BOX_HIGH, count), start_attitudes(rng, count)
 
     def start(self, kinematics: Kinematics, mask):
-        self.distance[mask] = np.linalg.norm(self.target[mask] - kinematics.pos[mask], axis=1)
+        self.distance[mask] = row_norms(self.target[mask] - kinematics.pos[mask])
 
     def features(self, kinematics: Kinematics, time):
         return np.subtract(self.target, kinematics.pos, out=self.features_buffer)
 
     def evaluate(self, kinematics: Kinematics, time, rng):
         pos = kinematics.pos
-        distance = np.linalg.norm(self.target - pos, axis=1)
+        distance = row_norms(self.target - pos)
         reward = PROGRESS_GAIN * (self.distance - distance)
         arrived = distance < ARRIVAL_RADIUS
         if arrived.any():
             reward += ARRIVAL_BONUS * arrived
             self.reached += arrived
             self.target[arrived] = uniform_in_box(rng, BOX_LOW, BOX_HIGH, int(arrived.sum()))
-            distance[arrived] = np.linalg.norm(self.target[arrived] - pos[arrived], axis=1)
+            distance[arrived] = row_norms(self.target[arrived] - pos[arrived])
         self.distance = distance
         outside = ((pos < self._low) | (pos > self._high)).any(axis=1)
         return reward, outside | upside_down_or_low(kinematics)

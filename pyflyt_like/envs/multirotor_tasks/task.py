@@ -60,6 +60,12 @@ class MultirotorTask(ABC):
         return {}
 
 
+def row_norms(vectors: np.ndarray) -> np.ndarray:
+    """(W,) Euclidean norms of the rows of (W, 3) ``vectors`` (np.linalg.norm's axis=1
+    path costs three times as much at thousands of rows)."""
+    return np.sqrt(np.einsum("ij,ij->i", vectors, vectors))
+
+
 def upside_down_or_low(kinematics: Kinematics) -> np.ndarray:
     """(W,) bool: the body z axis points down, or the drone is below :data:`MIN_ALTITUDE`."""
     return (kinematics.rot[:, 2, 2] < 0.0) | (kinematics.pos[:, 2] < MIN_ALTITUDE)

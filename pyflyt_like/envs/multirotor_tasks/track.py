@@ -14,7 +14,7 @@ import numpy as np
 from .hover import start_attitudes
 from .kinematics import Kinematics
 from .lissajous import Lissajous
-from .task import MultirotorTask, upside_down_or_low
+from .task import MultirotorTask, row_norms, upside_down_or_low
 
 REFERENCE_POINTS = 5
 REFERENCE_SPACING = 0.1  # s
@@ -37,7 +37,7 @@ class TrackTask(MultirotorTask):
     def reset(self, mask, rng):
         count = int(mask.sum())
         self.reference.draw(rng, mask)
-        first = self.reference.positions(np.zeros((self.n_worlds, 1)))[mask, 0]
+        first = self.reference.positions(np.zeros((count, 1)), mask)[:, 0]
         start = first + (2.0 * rng.random((count, 3)) - 1.0) * START_OFFSET
         attitude = start_attitudes(rng, count)
         attitude[:, :2] = 0.0
@@ -54,7 +54,7 @@ class TrackTask(MultirotorTask):
 
     def evaluate(self, kinematics: Kinematics, time, rng):
         now = self.reference.positions(time[:, None])[:, 0]
-        error = np.linalg.norm(kinematics.pos - now, axis=1)
+        error = row_norms(kinematics.pos - now)
         self.error = error
         reward = np.exp(-np.square(error / REWARD_WIDTH))
         return reward, (error > MAX_ERROR) | upside_down_or_low(kinematics)
