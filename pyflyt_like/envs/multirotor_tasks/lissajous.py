@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import njit, prange
 
 CENTRE = (0.0, 0.0, 1.0)  # m
 AMPLITUDE_LOW, AMPLITUDE_HIGH = (0.5, 0.25, 0.0), (1.0, 0.5, 0.2)  # m per axis
@@ -33,8 +34,23 @@ class Lissajous:
         self.omega[mask] = (2 * math.pi / period)[:, None] * np.asarray(FREQUENCY_RATIOS)
         self.phase[mask] = rng.random((count, 3)) * 2 * math.pi
 
-    def positions(self, time: np.ndarray, rows=slice(None)) -> np.ndarray:
+    def positions(self, time: np.ndarray, rows=slice(None),
+                  out: np.ndarray | None = None) -> np.ndarray:
         """(m, k, 3) reference positions [m] of the worlds ``rows`` (all, or an index or
-        mask selecting m of them) at times (m, k) [s]."""
-        angle = time[:, :, None] * self.omega[rows, None, :] + self.phase[rows, None, :]
-        return self.centre + self.amplitude[rows, None, :] * np.sin(angle)
+        mask selecting m of them) at times (m, k) [s], written into ``out`` if given."""
+        if out is None:
+            out = np.empty((*time.shape, 3))
+        _curve_points(time, self.amplitude[rows], self.omega[rows], self.phase[rows],
+                      self.centre, out)
+        return out
+
+
+@njit(cache=True, parallel=True, error_model="numpy")
+def _curve_points(time, amplitude, omega, phase, centre, out):
+    # compiled: numpy's version made (m, k, 3) temporaries, five times slower at 16 384
+    for w in prange(time.shape[0]):
+        for point in range(time.shape[1]):
+            t = time[w, point]
+            for axis in range(3):
+                out[w, point, axis] = centre[axis] + amplitude[w, axis] * math.sin(
+                    omega[w, axis] * t + phase[w, axis])

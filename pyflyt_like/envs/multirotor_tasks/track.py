@@ -33,6 +33,8 @@ class TrackTask(MultirotorTask):
         self.error = np.zeros(n_worlds)
         self._offsets = np.arange(REFERENCE_POINTS) * REFERENCE_SPACING
         self._times = np.zeros((n_worlds, REFERENCE_POINTS))
+        self._points = self.features_buffer.reshape(n_worlds, REFERENCE_POINTS, 3)  # a view
+        self._now = np.zeros((n_worlds, 1, 3))
 
     def reset(self, mask, rng):
         count = int(mask.sum())
@@ -43,17 +45,14 @@ class TrackTask(MultirotorTask):
         attitude[:, :2] = 0.0
         return start, attitude
 
-    def _references(self, time: np.ndarray) -> np.ndarray:
-        np.add(time[:, None], self._offsets, out=self._times)
-        return self.reference.positions(self._times)
-
     def features(self, kinematics: Kinematics, time):
-        relative = self._references(time) - kinematics.pos[:, None, :]
-        self.features_buffer[:] = relative.reshape(self.n_worlds, -1)
+        np.add(time[:, None], self._offsets, out=self._times)
+        self.reference.positions(self._times, out=self._points)
+        self._points -= kinematics.pos[:, None, :]
         return self.features_buffer
 
     def evaluate(self, kinematics: Kinematics, time, rng):
-        now = self.reference.positions(time[:, None])[:, 0]
+        now = self.reference.positions(time[:, None], out=self._now)[:, 0]
         error = row_norms(kinematics.pos - now)
         self.error = error
         reward = np.exp(-np.square(error / REWARD_WIDTH))
