@@ -400,6 +400,32 @@ def test_start_orn_sets_the_reset_attitude():
                                atol=1e-12)
 
 
+@pytest.mark.parametrize("mode", [-1, 0, 1, 2, 7])
+def test_a_masked_reset_presets_the_hold_setpoint_of_the_masked_worlds_only(mode):
+    start_pos = np.array([[[0.5, -1.0, 2.0]], [[1.5, 2.0, 3.0]], [[-2.0, 0.5, 1.0]]])
+    start_orn = np.array([[[0.1, -0.2, 0.7]], [[0.0, 0.3, -2.0]], [[-0.1, 0.0, 2.5]]])
+    sim = BatchedAviary(n_worlds=3, n_drones=1, mode=mode, start_pos=start_pos,
+                        start_orn=start_orn)
+    weight = sim.model.mass * sim.gravity
+    k = sim.setpoint_size
+    commands = np.full((3, 1, k), sim.hover_speed) if mode == -1 else np.tile(
+        [0.01, 0.02, 0.03, weight] if mode != 2 else [weight, 0.0, 0.0, 0.0], (3, 1, 1))
+    sim.set_setpoints(commands)
+    sim.step(20)
+    mask = np.array([True, False, True])
+    sim.reset(mask=mask)
+    setpoints = sim.setpoints
+    yaw = start_orn[mask, 0, 2]
+    pos = start_pos[mask, 0]
+    expected = {-1: np.zeros((2, k)),
+                0: np.tile([0.0, 0.0, 0.0, weight], (2, 1)),
+                1: np.column_stack((np.zeros(2), np.zeros(2), yaw, np.full(2, weight))),
+                2: np.tile([weight, 0.0, 0.0, 0.0], (2, 1)),
+                7: np.column_stack((pos[:, 0], pos[:, 1], yaw, pos[:, 2]))}[mode]
+    np.testing.assert_allclose(setpoints[mask, 0], expected, atol=1e-12)
+    np.testing.assert_array_equal(setpoints[1], commands[1])
+
+
 # ---------------------------------------------------------------------------- 7. floor, crash
 def drop(**kwargs) -> BatchedAviary:
     sim = BatchedAviary(n_worlds=1, n_drones=1, drone_model="cf2x", mode=-1,

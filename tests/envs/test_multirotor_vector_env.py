@@ -242,6 +242,21 @@ def test_bad_options_raise_naming_the_option(options, error, match):
         make_twin("Hover", **options)
 
 
+def test_a_rejected_action_changes_nothing():
+    actions = np.random.default_rng(3).uniform(-0.5, 0.5, (5, 2, 4)).astype(np.float32)
+    clean, rejected = make_vec("Hover", 2), make_vec("Hover", 2)
+    clean.reset(seed=7)
+    rejected.reset(seed=7)
+    bad = actions[0].copy()
+    bad[1, 2] = np.inf
+    with pytest.raises(ValueError, match="finite"):
+        rejected.step(bad)
+    for action in actions:
+        expected, got = clean.step(action), rejected.step(action)
+        for a, b in zip(expected[:4], got[:4], strict=True):
+            np.testing.assert_array_equal(a, b)
+
+
 def test_bad_actions_and_seeds_raise():
     envs = make_vec("Hover", 2)
     envs.reset(seed=0)
