@@ -299,7 +299,7 @@ class BatchedAviary:
         state.rate_previous[worlds] = 0.0
         state.rate_fresh[worlds] = True
         state.use_reference[worlds] = False
-        setpoint = state.setpoint[worlds]  # a copy, filled and written back
+        setpoint = state.setpoint[worlds]  # a copy (a view for a slice), written back below
         setpoint[:] = 0.0
         if self.mode in (ATTITUDE, POSITION):
             q = state.quat[worlds]
