@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import concurrent.futures
+import multiprocessing
 import warnings
 
 import gymnasium
@@ -255,6 +257,30 @@ def test_a_rejected_action_changes_nothing():
         expected, got = clean.step(action), rejected.step(action)
         for a, b in zip(expected[:4], got[:4], strict=True):
             np.testing.assert_array_equal(a, b)
+
+
+def _fly_twin(task: str) -> float:
+    env = make_twin(task)
+    env.reset(seed=0)
+    total = 0.0
+    for _ in range(3):
+        total += env.step(np.zeros(4, np.float32))[1]
+    env.close()
+    return total
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(),
+                    reason="needs the fork start method")
+def test_twins_fly_in_forked_workers_of_a_process_that_ran_the_vector_env():
+    # numba's OpenMP layer kills a forked child that launches a parallel kernel after its
+    # parent did: the twins' compiled loops must stay on the calling thread
+    envs = make_vec("Track", 1024)
+    envs.reset(seed=0)
+    envs.step(np.zeros((1024, 4), np.float32))
+    context = multiprocessing.get_context("fork")
+    with concurrent.futures.ProcessPoolExecutor(2, mp_context=context) as pool:
+        returns = list(pool.map(_fly_twin, ["Hover", "Track"]))
+    assert all(0.0 < value <= 3.0 for value in returns)
 
 
 def test_bad_actions_and_seeds_raise():

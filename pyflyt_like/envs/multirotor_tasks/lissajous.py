@@ -11,6 +11,8 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from .threads import parallel_blocks
+
 CENTRE = (0.0, 0.0, 1.0)  # m
 AMPLITUDE_LOW, AMPLITUDE_HIGH = (0.5, 0.25, 0.0), (1.0, 0.5, 0.2)  # m per axis
 PERIOD_LOW, PERIOD_HIGH = 6.0, 10.0  # s, of the x motion
@@ -40,15 +42,28 @@ class Lissajous:
         mask selecting m of them) at times (m, k) [s], written into ``out`` if given."""
         if out is None:
             out = np.empty((*time.shape, 3))
-        _curve_points(time, self.amplitude[rows], self.omega[rows], self.phase[rows],
-                      self.centre, out)
+        arrays = (time, self.amplitude[rows], self.omega[rows], self.phase[rows], self.centre,
+                  out)
+        blocks = parallel_blocks(len(time))
+        if blocks:
+            _blocks_of_points(blocks, *arrays)
+        else:
+            _points(0, len(time), *arrays)
         return out
 
 
 @njit(cache=True, parallel=True, error_model="numpy")
-def _curve_points(time, amplitude, omega, phase, centre, out):
+def _blocks_of_points(blocks, time, amplitude, omega, phase, centre, out):
     # compiled: numpy's version made (m, k, 3) temporaries, five times slower at 16 384
-    for w in prange(time.shape[0]):
+    n = time.shape[0]
+    for block in prange(blocks):
+        _points(block * n // blocks, (block + 1) * n // blocks, time, amplitude, omega, phase,
+                centre, out)
+
+
+@njit(cache=True, error_model="numpy")
+def _points(first, last, time, amplitude, omega, phase, centre, out):
+    for w in range(first, last):
         for point in range(time.shape[1]):
             t = time[w, point]
             for axis in range(3):

@@ -14,8 +14,9 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from .threads import parallel_blocks
 
-@njit(cache=True, parallel=True, error_model="numpy")
+
 def write_observations(features: np.ndarray, rot: np.ndarray, vel: np.ndarray,
                        ang_vel: np.ndarray, last_action: np.ndarray, noise: np.ndarray,
                        low: np.ndarray, high: np.ndarray, mask: np.ndarray,
@@ -30,9 +31,30 @@ def write_observations(features: np.ndarray, rot: np.ndarray, vel: np.ndarray,
         observation: (W, f + 15 + k) float32, written.
         yaw: (W,) [rad], written: each drone's heading, atan2(R10, R00).
     """
+    arrays = (features, rot, vel, ang_vel, last_action, noise, low, high, mask, observation,
+              yaw)
+    blocks = parallel_blocks(len(features))
+    if blocks:
+        _blocks_of_rows(blocks, *arrays)
+    else:
+        _rows(0, len(features), *arrays)
+
+
+@njit(cache=True, parallel=True, error_model="numpy")
+def _blocks_of_rows(blocks, features, rot, vel, ang_vel, last_action, noise, low, high, mask,
+                    observation, yaw):
+    n = features.shape[0]
+    for block in prange(blocks):
+        _rows(block * n // blocks, (block + 1) * n // blocks, features, rot, vel, ang_vel,
+              last_action, noise, low, high, mask, observation, yaw)
+
+
+@njit(cache=True, error_model="numpy")
+def _rows(first, last, features, rot, vel, ang_vel, last_action, noise, low, high, mask,
+          observation, yaw):
     n_features, n_actions = features.shape[1], last_action.shape[1]
     per_world = noise.shape[0] > 1
-    for w in prange(features.shape[0]):
+    for w in range(first, last):
         if not mask[w]:
             continue
         e = noise[w] if per_world else noise[0]

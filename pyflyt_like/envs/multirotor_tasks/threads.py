@@ -1,0 +1,18 @@
+"""When the env layer's compiled loops over worlds run on several threads.
+
+numba's OpenMP threading layer aborts a forked child that launches a parallel kernel after
+its parent launched one. The PyBullet twins must keep working in forked workers
+(``AsyncVectorEnv``, process pools) of a process that trained on the batched engine, so
+their loops (one world) run on the calling thread; the VectorEnv's loops over thousands
+of worlds are split among threads, where that pays for the threads' start.
+"""
+
+from __future__ import annotations
+
+PARALLEL_WORLDS = 1024  # from this many worlds a loop is split among the threads
+BLOCKS = 64  # blocks of worlds handed to the threads
+
+
+def parallel_blocks(n_worlds: int) -> int:
+    """Blocks to split a loop over ``n_worlds`` into; 0: run it on the calling thread."""
+    return BLOCKS if n_worlds >= PARALLEL_WORLDS else 0
