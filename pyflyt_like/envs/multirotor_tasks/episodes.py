@@ -95,7 +95,12 @@ class Episodes:
             observations (W, obs) float32, rewards (W,), terminated (W,) bool, truncated
             (W,) bool.
         """
-        if not clip_actions(np.asarray(action, np.float64), self.last_action):
+        try:
+            action = np.asarray(action, np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"actions must be numbers (normalised to [-1, 1]), got "
+                            f"{np.asarray(action).dtype} values") from None
+        if not clip_actions(action, self.last_action):
             raise ValueError("actions must be finite (no NaN or inf)")
         pending = self._pending
         pending[self._slot] = self.last_action

@@ -49,7 +49,6 @@ class MultirotorTwinEnv(gymnasium.Env):
         self.metadata = {**self.metadata, "render_fps": self.options.agent_hz}
         self._camera = (make_chase_camera(backend.aviary, backend.drone, resolution)
                         if self.render_mode == "rgb_array" else None)
-        self._action = np.zeros((1, self.episodes.action_size))
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
@@ -57,8 +56,11 @@ class MultirotorTwinEnv(gymnasium.Env):
         return observation[0].copy(), self._info()
 
     def step(self, action):
-        self._action[0] = action
-        observation, reward, terminated, truncated = self.episodes.step(self._action,
+        action = np.asarray(action)
+        if action.shape != self.action_space.shape:
+            raise ValueError(f"action must have shape {self.action_space.shape}, got "
+                             f"{action.shape}")
+        observation, reward, terminated, truncated = self.episodes.step(action[None],
                                                                         self.np_random)
         return (observation[0].copy(), float(reward[0]), bool(terminated[0]),
                 bool(truncated[0]), self._info())
