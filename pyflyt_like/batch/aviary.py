@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pyflyt_like.common.angles import quaternions_to_euler
 from pyflyt_like.common.dryden_filters import (
     MAX_ALTITUDE,
     first_order_coefficients,
@@ -302,9 +303,7 @@ class BatchedAviary:
         setpoint = state.setpoint[worlds]  # a copy (a view for a slice), written back below
         setpoint[:] = 0.0
         if self.mode in (ATTITUDE, POSITION):
-            q = state.quat[worlds]
-            x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
-            yaw = np.arctan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
+            yaw = quaternions_to_euler(state.quat[worlds])[..., 2]
         weight = self.model.mass * self.gravity
         if self.mode == POSITION:
             pos = state.pos[worlds]

@@ -86,13 +86,3 @@ def relative_quaternions(quaternions: np.ndarray) -> np.ndarray:
     return np.einsum("iab,jb->ija", left, quaternions)
 
 
-def quaternions_to_euler(quaternions: np.ndarray) -> np.ndarray:
-    """(..., 3) roll, pitch, yaw [rad] of (..., 4) quaternions (x, y, z, w).
-
-    The same convention as PyBullet's getEulerFromQuaternion: R = Rz(yaw) Ry(pitch) Rx(roll).
-    """
-    x, y, z, w = np.moveaxis(quaternions, -1, 0)
-    roll = np.arctan2(2.0 * (w * x + y * z), 1.0 - 2.0 * (x * x + y * y))
-    pitch = np.arcsin(np.clip(2.0 * (w * y - z * x), -1.0, 1.0))
-    yaw = np.arctan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
-    return np.stack((roll, pitch, yaw), axis=-1)

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from pyflyt_like.common.angles import quaternions_to_euler
 from pyflyt_like.common.validation import (
     check_bool,
     check_finite,
@@ -19,7 +20,6 @@ from .dogfight_rules import (
     aim_angles,
     body_frame_differences,
     hit_matrix,
-    quaternions_to_euler,
     ranges_and_ahead,
     relative_quaternions,
 )

@@ -8,13 +8,13 @@ import numpy as np
 import pybullet
 import pytest
 
+from pyflyt_like.common.angles import quaternions_to_euler
 from pyflyt_like.envs import MAFixedwingDogfightEnv
 from pyflyt_like.envs.aviary_env import FAILURE_PENALTY
 from pyflyt_like.envs.dogfight_rules import (
     aim_angles,
     body_frame_differences,
     hit_matrix,
-    quaternions_to_euler,
     ranges_and_ahead,
     relative_quaternions,
 )
