@@ -9,6 +9,8 @@ from numba import njit, prange
 
 from pyflyt_like.batch.rotations import quat_to_matrix
 
+from .threads import over_worlds
+
 
 class Kinematics(NamedTuple):
     """One drone per world, arrays over W worlds.
@@ -25,14 +27,25 @@ class Kinematics(NamedTuple):
     ang_vel: np.ndarray
 
 
-@njit(cache=True, parallel=True, error_model="numpy")
 def quat_to_rotation(quat: np.ndarray, out: np.ndarray) -> np.ndarray:
     """Fill ``out`` (W, 3, 3) with the rotation matrices of unit quaternions (W, 4) (x, y, z,
     w), as ``pybullet.getMatrixFromQuaternion``."""
-    for w in prange(quat.shape[0]):
+    over_worlds(_rotation_rows, _blocks_of_rotations, len(quat), quat, out)
+    return out
+
+
+@njit(cache=True, parallel=True, error_model="numpy")
+def _blocks_of_rotations(blocks, quat, out):
+    n = quat.shape[0]
+    for block in prange(blocks):
+        _rotation_rows(block * n // blocks, (block + 1) * n // blocks, quat, out)
+
+
+@njit(cache=True, error_model="numpy")
+def _rotation_rows(first, last, quat, out):
+    for w in range(first, last):
         q = quat[w]
         r = quat_to_matrix(q[0], q[1], q[2], q[3])
         for i in range(3):
             for j in range(3):
                 out[w, i, j] = r[3 * i + j]
-    return out

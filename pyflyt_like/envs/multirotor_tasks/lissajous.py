@@ -11,7 +11,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .threads import parallel_blocks
+from .threads import over_worlds
 
 CENTRE = (0.0, 0.0, 1.0)  # m
 AMPLITUDE_LOW, AMPLITUDE_HIGH = (0.5, 0.25, 0.0), (1.0, 0.5, 0.2)  # m per axis
@@ -42,13 +42,8 @@ class Lissajous:
         mask selecting m of them) at times (m, k) [s], written into ``out`` if given."""
         if out is None:
             out = np.empty((*time.shape, 3))
-        arrays = (time, self.amplitude[rows], self.omega[rows], self.phase[rows], self.centre,
-                  out)
-        blocks = parallel_blocks(len(time))
-        if blocks:
-            _blocks_of_points(blocks, *arrays)
-        else:
-            _points(0, len(time), *arrays)
+        over_worlds(_points, _blocks_of_points, len(time), time, self.amplitude[rows],
+                    self.omega[rows], self.phase[rows], self.centre, out)
         return out
 
 

@@ -14,7 +14,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .threads import parallel_blocks
+from .threads import over_worlds
 
 
 def write_observations(features: np.ndarray, rot: np.ndarray, vel: np.ndarray,
@@ -31,13 +31,8 @@ def write_observations(features: np.ndarray, rot: np.ndarray, vel: np.ndarray,
         observation: (W, f + 15 + k) float32, written.
         yaw: (W,) [rad], written: each drone's heading, atan2(R10, R00).
     """
-    arrays = (features, rot, vel, ang_vel, last_action, noise, low, high, mask, observation,
-              yaw)
-    blocks = parallel_blocks(len(features))
-    if blocks:
-        _blocks_of_rows(blocks, *arrays)
-    else:
-        _rows(0, len(features), *arrays)
+    over_worlds(_rows, _blocks_of_rows, len(features), features, rot, vel, ang_vel,
+                last_action, noise, low, high, mask, observation, yaw)
 
 
 @njit(cache=True, parallel=True, error_model="numpy")

@@ -13,6 +13,11 @@ PARALLEL_WORLDS = 1024  # from this many worlds a loop is split among the thread
 BLOCKS = 64  # blocks of worlds handed to the threads
 
 
-def parallel_blocks(n_worlds: int) -> int:
-    """Blocks to split a loop over ``n_worlds`` into; 0: run it on the calling thread."""
-    return BLOCKS if n_worlds >= PARALLEL_WORLDS else 0
+def over_worlds(rows, blocks_of_rows, n_worlds: int, *arrays) -> None:
+    """Run a compiled loop over ``n_worlds``: ``rows(0, n_worlds, *arrays)`` on the calling
+    thread, or from :data:`PARALLEL_WORLDS` worlds on ``blocks_of_rows(BLOCKS, *arrays)``,
+    the parallel kernel that hands blocks of rows to ``rows`` on the threads."""
+    if n_worlds >= PARALLEL_WORLDS:
+        blocks_of_rows(BLOCKS, *arrays)
+    else:
+        rows(0, n_worlds, *arrays)
