@@ -5,9 +5,9 @@ numba keys a cached function on its own file only. The batched pipeline (cached 
 ``rotations.py``, so an edit to one of those alone would leave the old machine code in use,
 silently. At import, a digest of every kernel module's source is compared with the one
 stored beside the caches; when it differs, the folder's cache files are deleted and numba
-compiles again on first use. Caches outside the package (``NUMBA_CACHE_DIR``, or numba's
-per-user folder when the package is read-only) are not checked: there the package is an
-installed copy, replaced as a whole on upgrade.
+compiles again on first use. Caches outside the package are not checked: with
+``NUMBA_CACHE_DIR`` set in a working copy, empty that folder after editing a kernel module
+(a read-only install, cached in numba's per-user folder, is replaced as a whole on upgrade).
 """
 
 from __future__ import annotations
