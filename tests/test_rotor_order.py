@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 import pyflyt_like
-from pyflyt_like.core.control.allocation import Allocator, actuation_matrix
+from pyflyt_like.control.allocation import Allocator, actuation_matrix
 
 MODEL_DIR = Path(pyflyt_like.__file__).parent / "models" / "multirotors"
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "multirotor.md"

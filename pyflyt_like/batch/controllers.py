@@ -1,16 +1,17 @@
-"""The multirotor control laws of ``core/control`` and ``Multirotor``, re-expressed for the
-compiled kernels: one drone per call, scalars in, rotor commands written in place.
+"""The multirotor control laws of :mod:`pyflyt_like.control` and ``Multirotor``,
+re-expressed for the compiled kernels: one drone per call, scalars in, rotor commands
+written in place. Their thresholds and mode numbers are imported from their one home.
 
 Same equations as the PyBullet path (the cross-validation tests guard that):
 
-- body rates: PID (:class:`~pyflyt_like.core.abstractions.pid.PID`: integral clamped to
+- body rates: PID (:class:`~pyflyt_like.control.pid.PID`: integral clamped to
   ``limits / ki``, derivative on the error and zero on the first tick, output clipped),
   torque ``J a + w x J w``;
 - attitude: ``e_R = 1/2 (R_d^T R - R^T R_d)^v``, rates ``clip(-k e_R)``;
 - position: Lee's geometric law with the flatness feed-forward
-  (:mod:`~pyflyt_like.core.control.geometric`, :mod:`~pyflyt_like.core.control.flatness`);
+  (:mod:`~pyflyt_like.control.geometric`, :mod:`~pyflyt_like.control.flatness`);
 - allocation: pseudo-inverse, and when a rotor saturates yaw gives way before roll and
-  pitch, thrust last (:class:`~pyflyt_like.core.control.allocation.Allocator`; the largest
+  pitch, thrust last (:class:`~pyflyt_like.control.allocation.Allocator`; the largest
   torque scale that fits in the same closed form).
 
 The controllers use the nominal model (``Model``), never the randomised plant.
@@ -22,6 +23,10 @@ import math
 
 from numba import njit
 
+from pyflyt_like.common.flight_modes import FlightMode
+from pyflyt_like.control.flatness import MAX_REFERENCE, MIN_HEADING_COSINE, MIN_THRUST_PER_MASS
+from pyflyt_like.control.pid import MAX_ERROR
+
 from .rotations import (
     cross,
     euler_to_matrix,
@@ -29,12 +34,6 @@ from .rotations import (
     transpose_times,
     transpose_times_vector,
 )
-
-MAX_ERROR = 1e9  # as core: a PID error beyond is saturated
-MAX_REFERENCE = 1e9  # as FlatReference: position and derivatives saturate here
-MIN_THRUST_PER_MASS = 1e-6
-MIN_HEADING_COSINE = 1e-6
-ROTOR_SPEEDS, BODY_RATES, ATTITUDE, FORCE_TORQUE, POSITION = -1, 0, 1, 2, 7
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
@@ -76,7 +75,7 @@ def rate_torque(state, model, w, d, p_ref, q_ref, r_ref, period):
 def attitude_targets(state, mode, w):
     """Before a fused call: the rotation of each drone's mode-1 Euler setpoint in world w
     (the setpoints hold over the call, so the trigonometry is done once, not every tick)."""
-    if mode != ATTITUDE:
+    if mode != FlightMode.ATTITUDE:
         return
     for d in range(state.setpoint.shape[1]):
         setpoint, target = state.setpoint[w, d], state.attitude_target[w, d]
@@ -254,14 +253,14 @@ def control_tick(state, model, config, mode, w, d, rotation):
     the drone's attitude matrix (row-major 9-tuple)."""
     command = state.rotor_command[w, d]
     setpoint = state.setpoint[w, d]
-    if mode == ROTOR_SPEEDS:
+    if mode == FlightMode.ACTUATORS:
         for i in range(command.shape[0]):
             command[i] = min(max(setpoint[i], model.min_speed[i]), model.max_speed[i])
         return
-    if mode == FORCE_TORQUE:
+    if mode == FlightMode.THRUST_TORQUES:
         allocate(model, command, setpoint[0], setpoint[1], setpoint[2], setpoint[3])
         return
-    if mode == POSITION:
+    if mode == FlightMode.POSITION:
         if state.use_reference[w, d]:
             ref = state.reference[w, d]
         else:
@@ -275,7 +274,7 @@ def control_tick(state, model, config, mode, w, d, rotation):
         f, tx, ty, tz = geometric_wrench(state, model, config.gravity, w, d, rotation, ref)
         allocate(model, command, f, tx, ty, tz)
         return
-    if mode == BODY_RATES:
+    if mode == FlightMode.RATES:
         p_ref, q_ref, r_ref = setpoint[0], setpoint[1], setpoint[2]
     else:
         p_ref, q_ref, r_ref = attitude_rates(model, rotation, state.attitude_target[w, d])

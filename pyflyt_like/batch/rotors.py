@@ -1,5 +1,5 @@
 """Rotor models for the kernels: motor lag, thrust and yaw torque, and the rotor
-aerodynamics of :mod:`~pyflyt_like.core.abstractions.rotor_aerodynamics` (ground effect,
+aerodynamics of :mod:`~pyflyt_like.physics.rotor_aerodynamics` (ground effect,
 rotor drag, downwash between the drones of one world), as one body-frame wrench.
 """
 
@@ -9,20 +9,15 @@ import math
 
 from numba import njit
 
+from pyflyt_like.physics import rotor_aerodynamics
+
 from .rotations import transpose_times_vector
 
-
-@njit(cache=True, _nrt=False, error_model="numpy")
-def downwash_force(delta_xy, delta_z, prop_radius, c1, c2, c3):
-    """Vertical force [N] (<= 0) on a drone ``delta_z`` below another (the core's model)."""
-    if delta_z <= 0.0:
-        return 0.0
-    min_width = 2.0 * prop_radius
-    near_field_end = (min_width - c3) / c2 if c2 > 0.0 else 0.0
-    height = max(delta_z, near_field_end)
-    alpha = c1 * (prop_radius / (4.0 * height)) ** 2
-    beta = max(c2 * height + c3, min_width)
-    return -alpha * math.exp(-0.5 * (delta_xy / beta) ** 2)
+# the physical formulas have one home, shared with the PyBullet components
+downwash_force = njit(cache=True, _nrt=False, error_model="numpy")(
+    rotor_aerodynamics.downwash_force)
+ground_effect_gain = njit(cache=True, _nrt=False, error_model="numpy")(
+    rotor_aerodynamics.ground_effect_gain)
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
@@ -44,10 +39,9 @@ def rotor_wrench(state, plant, model, config, w, d, rotation):
         thrust = kf * squared
         px, py, pz = positions[i, 0], positions[i, 1], positions[i, 2]
         if upright:
-            height = max(z + rotation[6] * px + rotation[7] * py + rotation[8] * pz,
-                         model.ground_clip)
-            thrust += thrust * model.ground_effect_coeff * (
-                model.prop_radius / (4.0 * height)) ** 2
+            height = z + rotation[6] * px + rotation[7] * py + rotation[8] * pz
+            thrust += thrust * ground_effect_gain(height, model.prop_radius,
+                                                  model.ground_effect_coeff, model.ground_clip)
         fz += thrust
         tx += (py - com[1]) * thrust
         ty -= (px - com[0]) * thrust

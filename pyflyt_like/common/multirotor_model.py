@@ -196,6 +196,13 @@ class MultirotorModel:
             position_pid=params["position_pid"], mode_hz=mode_hz)
 
 
+def default_control_hz(yaml_control_hz: int, physics_hz: int) -> int:
+    """A multirotor's controller rate [Hz] when none is given, the same on both engines: the
+    YAML's ``control_hz`` if it divides ``physics_hz``, else ``physics_hz`` (a control tick
+    every physics step). See docs/multirotor.md, "Control rate"."""
+    return yaml_control_hz if physics_hz % yaml_control_hz == 0 else physics_hz
+
+
 def load_multirotor_model(drone_model: str, model_dir: str | Path | None = None,
                           gravity: float = 9.81) -> MultirotorModel:
     """Read the parameter set ``drone_model`` (from ``model_dir`` or the package's sets)."""

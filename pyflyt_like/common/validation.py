@@ -25,6 +25,8 @@ def as_float_array(name: str, value: object, shape: Sequence[int | None]) -> np.
     """
     try:
         raw = np.asarray(value)
+        if isinstance(value, (list, tuple)) and _holds_bool(value):
+            raise TypeError  # numpy reads [True, 0, 0] as integers
         if raw.dtype.kind not in _NUMERIC_KINDS or (
                 raw.dtype.kind == "O" and not all(_is_number(v) for v in raw.flat)):
             raise TypeError
@@ -52,6 +54,20 @@ def check_int(name: str, value: object) -> int:
     """Return ``value`` as an int if it is one (Python or numpy, not a bool), else raise."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{name} must be an int, got {value!r}")
+    return int(value)
+
+
+def check_flight_mode(name: str, value: object, modes: Sequence[int]) -> int:
+    """Return ``value`` as an int if it is one of the flight ``modes``, else raise.
+
+    Raises:
+        TypeError: ``value`` is not an int (a bool, a float, a string).
+        ValueError: it is an int that is not one of ``modes``.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, one of {list(modes)}, got {value!r}")
+    if int(value) not in modes:
+        raise ValueError(f"{name} must be one of {list(modes)}, got {value}")
     return int(value)
 
 
@@ -91,9 +107,9 @@ def check_positive_int(name: str, value: object) -> int:
 def check_positive_float(name: str, value: object) -> float:
     """Return ``value`` as a float if it is finite and > 0, else raise."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a positive number, got {value!r}")
+        raise TypeError(f"{name} must be a finite number > 0, got {value!r}")
     if not np.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a finite positive number, got {value!r}")
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
     return float(value)
 
 
@@ -143,6 +159,12 @@ def _is_number(value: object) -> bool:
         value, (bool, np.bool_))
 
 
+def _holds_bool(value: list | tuple) -> bool:
+    """Whether a (nested) list or tuple holds a bool anywhere."""
+    return any(isinstance(v, (bool, np.bool_)) or (isinstance(v, (list, tuple))
+                                                     and _holds_bool(v)) for v in value)
+
+
 def _describe(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 60 else f"{type(value).__name__} {text[:57]}..."
@@ -151,3 +173,54 @@ def _describe(value: object) -> str:
 def _shape_text(shape: Sequence[int | None]) -> str:
     items = ["n" if s is None else str(s) for s in shape]
     return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+
+
+def check_unit_interval(name: str, value: object) -> float:
+    """Return ``value`` as a float if it is a finite number in [0, 1] (not a bool), else raise.
+
+    Raises:
+        TypeError: ``value`` is not a real number.
+        ValueError: it is NaN, infinite or outside [0, 1].
+    """
+    value = check_finite(name, value)
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"{name} must be in [0, 1], got {value!r}")
+    return value
+
+
+def check_non_negative_float(name: str, value: object) -> float:
+    """Return ``value`` as a float if it is finite and >= 0 (not a bool), else raise.
+
+    Raises:
+        TypeError: ``value`` is not a real number.
+        ValueError: it is NaN, infinite or negative.
+    """
+    value = check_finite(name, value)
+    if value < 0.0:
+        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    return value
+
+
+def check_positive_int_tuple(name: str, value: object) -> tuple[int, ...]:
+    """Return a non-empty sequence (list, tuple) of positive ints as a tuple, else raise.
+
+    Raises:
+        TypeError: ``value`` is a string or not a sequence, or an entry is not an int (the
+            entry's index is named, e.g. ``hidden_sizes[1]``).
+        ValueError: it is empty or an entry is <= 0.
+    """
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise TypeError(f"{name} must be a sequence of positive ints such as (64, 64), "
+                        f"got {value!r}")
+    ints = tuple(check_positive_int(f"{name}[{i}]", v) for i, v in enumerate(value))
+    if not ints:
+        raise ValueError(f"{name} must hold at least one positive int, got ()")
+    return ints
+
+
+def check_choice(name: str, value: object, choices: Sequence[str]) -> str:
+    """Return ``value`` if it is one of the strings ``choices``, else raise ValueError listing
+    them (a non-string is never one of them, whatever it compares equal to)."""
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name} must be one of {sorted(choices)}, got {value!r}")
+    return value

@@ -1,11 +1,12 @@
 """Waypoint missions: mission files, minimum-snap trajectories, the runner, reports, sweeps."""
 
+from .errors import MissionError
 from .flight_log import FlightLog
 from .guidance import FixedwingGuidance, GuidanceGains, leg_errors, passed
-from .mission import Mission, MissionError, VehicleSpec, Waypoint
+from .mission import Mission, VehicleSpec, Waypoint
+from .output_files import ReportError
 from .piecewise_polynomial import PiecewisePolynomial, solve_minimum_derivative
 from .report import (
-    ReportError,
     format_summary_table,
     write_flight_log,
     write_outputs,

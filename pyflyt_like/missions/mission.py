@@ -15,10 +15,12 @@ from __future__ import annotations
 import math
 import numbers
 import re
-import reprlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from .errors import MissionError, short_repr
+from .mission_yaml import load_mission_file, load_mission_text
 
 VEHICLE_CONTROLLERS = {
     "quadx": ("position",),
@@ -47,9 +49,6 @@ MAX_WIND_NUMBER = 1e4  # any number in wind.options (m/s, m, s)
 MIN_LEG = 1e-9  # m: consecutive points closer than this coincide
 NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.-]*"  # mission and model names (folder names)
 NAME_RULE = "letters, digits, '_', '-' or '.', starting with a letter or digit"
-
-class MissionError(ValueError):
-    """A mission file or mission description is invalid; the message is one line."""
 
 
 @dataclass(frozen=True)
@@ -96,16 +95,12 @@ class Mission:
         The file must be UTF-8 YAML of at most 1 MiB, without duplicate keys (see
         :mod:`pyflyt_like.missions.mission_yaml`).
         """
-        from .mission_yaml import load_mission_file
-
         path = Path(path)
         return cls.from_dict(load_mission_file(path), source=str(path))
 
     @classmethod
     def from_yaml_text(cls, text: str, source: str = "<text>") -> Mission:
         """Parse and validate mission YAML given as a string, read as strictly as a file."""
-        from .mission_yaml import load_mission_text
-
         return cls.from_dict(load_mission_text(text, source), source=source)
 
     @classmethod
@@ -136,7 +131,7 @@ def _parse(data: Any, source: str) -> Mission:
     if isinstance(physics_hz, bool) or not isinstance(physics_hz, int) or not (
             0 < physics_hz <= MAX_PHYSICS_HZ):
         raise MissionError(f"physics_hz must be a positive integer <= {MAX_PHYSICS_HZ} Hz, "
-                           f"got {_shown(physics_hz)}")
+                           f"got {short_repr(physics_hz)}")
     duration_limit = _positive("duration_limit", data.get("duration_limit", 60.0),
                                MAX_DURATION, "s")
     tolerance = _tolerance("arrival_tolerance", data.get("arrival_tolerance", 0.2))
@@ -152,7 +147,7 @@ def _parse(data: Any, source: str) -> Mission:
 def _vehicle(data: Any, index: int) -> VehicleSpec:
     where = f"vehicles[{index}]"
     if not isinstance(data, dict):
-        raise MissionError(f"{where} must be a mapping, got {_shown(data)}")
+        raise MissionError(f"{where} must be a mapping, got {short_repr(data)}")
     _only(data, where, ("name", "type", "model", "controller", "start", "speed", "waypoints",
                         "arrival_tolerance"))
     name = _vehicle_name(f"{where}.name", data.get("name", f"vehicle{index}"))
@@ -166,7 +161,7 @@ def _vehicle(data: Any, index: int) -> VehicleSpec:
     start = data.get("start", {})
     if not isinstance(start, dict):
         raise MissionError(f"{where}.start must be a mapping with position (and orientation), "
-                           f"got {_shown(start)}")
+                           f"got {short_repr(start)}")
     _only(start, f"{where}.start", ("position", "orientation"))
     start_position = _position(f"{where}.start.position", start.get("position", (0.0, 0.0, 1.0)))
     start_orientation = tuple(_angle(f"{where}.start.orientation[{i}]", v) for i, v in
@@ -199,7 +194,7 @@ def _waypoint(data: Any, where: str) -> Waypoint:
         data = {"position": data}
     if not isinstance(data, dict):
         raise MissionError(f"{where} must be [x, y, z] or a mapping with position, got "
-                           f"{_shown(data)}")
+                           f"{short_repr(data)}")
     _only(data, where, ("position", "yaw", "hold", "speed"))
     if "position" not in data:
         raise MissionError(f"{where}.position is required")
@@ -229,7 +224,7 @@ def _check_unique_names(specs: tuple[VehicleSpec, ...], entries: list) -> None:
             named = (f"vehicles[{i}].name {spec.name!r} is" if "name" in entries[i] else
                      f"vehicles[{i}] has no name, so it is named {spec.name!r}, which is")
             raise MissionError(f"{named} also the name of vehicles[{j}]; vehicle names must be "
-                               f"unique, got {_shown([s.name for s in specs])}")
+                               f"unique, got {short_repr([s.name for s in specs])}")
 
 
 def _wind(data: Any) -> dict[str, Any] | None:
@@ -237,18 +232,18 @@ def _wind(data: Any) -> dict[str, Any] | None:
         return None
     if not isinstance(data, dict):
         raise MissionError(f"wind must be a mapping with type one of {list(WIND_NAMES)}, got "
-                           f"{_shown(data)}")
+                           f"{short_repr(data)}")
     _only(data, "wind", ("type", "options"))
     kind = data.get("type")
     if not isinstance(kind, str) or kind not in WIND_NAMES:
         raise MissionError(f"wind must be a mapping with type one of {list(WIND_NAMES)}, got "
-                           f"{_shown(data)}")
+                           f"{short_repr(data)}")
     options = data.get("options", {})
     if not isinstance(options, dict):
-        raise MissionError(f"wind.options must be a mapping, got {_shown(options)}")
+        raise MissionError(f"wind.options must be a mapping, got {short_repr(options)}")
     for key, value in options.items():
         if not isinstance(key, str):
-            raise MissionError(f"wind.options has a key {_shown(key)} that is not an option "
+            raise MissionError(f"wind.options has a key {short_repr(key)} that is not an option "
                                "name")
         _wind_option(f"wind.options.{key}", value)
     if "sample_period" in options:
@@ -267,35 +262,25 @@ def _wind_option(where: str, value: Any) -> None:
         return
     if isinstance(value, (str, list, tuple, dict)):
         raise MissionError(f"{where} must be a number, a list of up to 3 numbers or a word, "
-                           f"got {_shown(value)}")
+                           f"got {short_repr(value)}")
     _bounded(where, value, -MAX_WIND_NUMBER, MAX_WIND_NUMBER, "")
 
 
 # ------------------------------------------------------------------ shared field checks
-_REPR = reprlib.Repr()
-_REPR.maxlevel, _REPR.maxlist, _REPR.maxtuple, _REPR.maxdict = 2, 4, 4, 4
-_REPR.maxstring, _REPR.maxlong, _REPR.maxother = 50, 30, 50
-
-
-def _shown(value: Any) -> str:
-    """``value`` as short text for a message: bounded in depth, items and length."""
-    return _REPR.repr(value)
-
-
 def _only(data: dict, where: str, allowed: tuple[str, ...]) -> None:
     for key in data:
         if not isinstance(key, str):
-            raise MissionError(f"{where} has a key {_shown(key)} that is not a field name; "
+            raise MissionError(f"{where} has a key {short_repr(key)} that is not a field name; "
                                f"allowed: {list(allowed)}")
     unknown = sorted(set(data) - set(allowed))
     if unknown:
-        raise MissionError(f"{where} has unknown fields {_shown(unknown)}; allowed: "
+        raise MissionError(f"{where} has unknown fields {short_repr(unknown)}; allowed: "
                            f"{list(allowed)}")
 
 
 def _list(where: str, value: Any, most: int) -> list:
     if not isinstance(value, (list, tuple)) or not value:
-        raise MissionError(f"{where} must be a non-empty list, got {_shown(value)}")
+        raise MissionError(f"{where} must be a non-empty list, got {short_repr(value)}")
     if len(value) > most:
         raise MissionError(f"{where} has {len(value)} entries; at most {most} are allowed")
     return list(value)
@@ -305,10 +290,10 @@ def _text(where: str, value: Any, what: str) -> str:
     if not isinstance(value, str):
         hint = " (quote it: YAML reads yes, no, null and numbers as values)" if (
             value is None or isinstance(value, (bool, int, float))) else ""
-        raise MissionError(f"{where} must be text ({what}), got {_shown(value)}{hint}")
+        raise MissionError(f"{where} must be text ({what}), got {short_repr(value)}{hint}")
     if not value or len(value) > MAX_NAME_LENGTH:
         raise MissionError(f"{where} must be 1 to {MAX_NAME_LENGTH} characters ({what}), got "
-                           f"{_shown(value)}")
+                           f"{short_repr(value)}")
     return value
 
 
@@ -320,20 +305,20 @@ def _name(where: str, value: Any, purpose: str) -> str:
     """A name that becomes a folder name: :data:`NAME_PATTERN`, at most 64 characters."""
     text = _text(where, value, f"{NAME_RULE}; {purpose}")
     if not _is_name(text):
-        raise MissionError(f"{where} must be {NAME_RULE} ({purpose}), got {_shown(text)}")
+        raise MissionError(f"{where} must be {NAME_RULE} ({purpose}), got {short_repr(text)}")
     return text
 
 
 def _vehicle_name(where: str, value: Any) -> str:
     text = _text(where, value, "it names the log file")
     if not text.isprintable() or not text.strip():
-        raise MissionError(f"{where} must be printable text on one line, got {_shown(text)}")
+        raise MissionError(f"{where} must be printable text on one line, got {short_repr(text)}")
     return text
 
 
 def _choice(where: str, value: Any, allowed: list[str]) -> str:
     if not isinstance(value, str) or value not in allowed:
-        raise MissionError(f"{where} must be one of {allowed}, got {_shown(value)}")
+        raise MissionError(f"{where} must be one of {allowed}, got {short_repr(value)}")
     return value
 
 
@@ -344,14 +329,14 @@ def _bounded(where: str, value: Any, low: float, high: float, unit: str,
         raise MissionError(f"{where} must be a number, not a bool, got {value!r}")
     if not isinstance(value, numbers.Real):
         hint = " (text: write the number without quotes)" if isinstance(value, str) else ""
-        raise MissionError(f"{where} must be a finite number, got {_shown(value)}{hint}")
+        raise MissionError(f"{where} must be a finite number, got {short_repr(value)}{hint}")
     if not isinstance(value, numbers.Integral) and not math.isfinite(value):
         raise MissionError(f"{where} must be a finite number, got {value!r}")
     # Compared before converting: an integer of 400 digits is out of range, not an overflow.
     if value < low or value > high or (low_open and value == low):
         unit = f" {unit}" if unit else ""
         raise MissionError(f"{where} must be {'>' if low_open else '>='} {low:g} and <= "
-                           f"{high:g}{unit}{hint}, got {_shown(value)}")
+                           f"{high:g}{unit}{hint}, got {short_repr(value)}")
     return float(value)
 
 
@@ -374,7 +359,7 @@ def _angle(where: str, value: Any) -> float:
 def _triple(where: str, value: Any, names: str) -> tuple:
     if not isinstance(value, (list, tuple)) or len(value) != 3:
         count = len(value) if isinstance(value, (list, tuple)) else "not a list"
-        raise MissionError(f"{where} needs 3 numbers {names}, got {count}: {_shown(value)}")
+        raise MissionError(f"{where} needs 3 numbers {names}, got {count}: {short_repr(value)}")
     return tuple(value)
 
 

@@ -1,7 +1,7 @@
 """Reading mission YAML strictly: the file checks, the decoding and a stricter SafeLoader.
 
 :func:`load_mission_file` and :func:`load_mission_text` turn a file or a string into plain
-data, raising :class:`~pyflyt_like.missions.mission.MissionError` with a one-line message
+data, raising :class:`~pyflyt_like.missions.errors.MissionError` with a one-line message
 for everything PyYAML would accept silently or fail on obscurely:
 
 - a path that is a folder, not a regular file, unreadable, or larger than
@@ -24,7 +24,7 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode
 
-from .mission import MissionError
+from .errors import MissionError
 
 MAX_FILE_BYTES = 1 << 20
 """Largest mission file read [bytes] (1 MiB: some 30 000 waypoints)."""

@@ -11,7 +11,8 @@ import math
 
 import numpy as np
 
-from ..core.control.flatness import FlatReference
+from pyflyt_like.control.flatness import FlatReference
+
 from .flight_log import FlightLog
 from .guidance import passed
 from .mission import MissionError, VehicleSpec

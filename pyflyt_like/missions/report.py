@@ -4,7 +4,9 @@ Every file is written atomically (a temporary sibling, fsync'ed, then :func:`os.
 over the target): a reader sees the old file or the complete new one, never half of one.
 :func:`write_outputs` stages a whole report in a temporary sub-folder and moves the files
 into place only once all were written, so a failure (a full disk, an error in a plot)
-leaves the output folder exactly as it was.
+leaves the output folder exactly as it was. How the folder is checked, prepared and filled,
+and the :class:`ReportError` of every failure to write, are
+:mod:`pyflyt_like.missions.output_files`.
 
 The summary (what :meth:`~pyflyt_like.missions.runner.MissionResult.summary` returns and
 ``summary.json`` holds) is plain data laid out as::
@@ -37,24 +39,49 @@ shows as ``-``.
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import dataclasses
 import json
 import math
 import os
 import re
-import secrets
-import shutil
-import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
 
+from pyflyt_like.common.atomic_files import write_atomically
+
 from . import plots
 from .flight_log import FlightLog
+from .output_files import (
+    OutputFolderIsAFileError,
+    ReportError,
+    check_output_folder,
+    fill_folder,
+    prepare_folder,
+    write_output_file,
+)
+
+__all__ = [
+    "LOG_FILE_PATTERN",
+    "PLOT_FILES",
+    "SUMMARY_FILE",
+    "TABLE_COLUMNS",
+    "format_summary_table",
+    "log_file_names",
+    "write_flight_log",
+    "write_outputs",
+    "write_plots",
+    "write_summary",
+    # where they lived before output_files and common.atomic_files; still imported from here
+    "OutputFolderIsAFileError",
+    "ReportError",
+    "check_output_folder",
+    "prepare_folder",
+    "write_atomically",
+]
 
 SUMMARY_FILE = "summary.json"
 LOG_FILE_PATTERN = "log_{}.csv"
@@ -63,97 +90,6 @@ TABLE_COLUMNS = ("vehicle", "waypoints reached", "time [s]", "RMS error [m]", "m
                  "collisions", "status")
 
 PathLike = str | os.PathLike
-
-
-class ReportError(OSError):
-    """The report cannot be written where asked; the message is one line naming the place.
-
-    ``reason`` is the bare cause (e.g. ``No space left on device``) where there is one.
-    """
-
-    reason: str | None = None
-
-
-def _report_error(message: str, reason: str) -> ReportError:
-    error = ReportError(f"{message}: {reason}")
-    error.reason = reason
-    return error
-
-
-class OutputFolderIsAFileError(ReportError, NotADirectoryError):
-    """The output folder given is an existing file."""
-
-
-def write_atomically(path: PathLike, write: Callable[[IO], None], binary: bool = False) -> Path:
-    """Write a file through a temporary sibling, fsync it, and rename it over ``path``.
-
-    Args:
-        path: the file to (re)place; its folder must exist.
-        write: called with the open temporary file (text, UTF-8, ``newline=""``; or binary).
-        binary: open the temporary file in binary mode.
-
-    Returns:
-        ``path`` as a :class:`~pathlib.Path`.
-
-    Raises:
-        ReportError: the temporary file cannot be created, written or renamed (any OSError,
-            also one raised by ``write``). Other exceptions of ``write`` propagate unchanged.
-            In every failure the temporary file is removed and ``path`` is left untouched.
-    """
-    path = Path(path)
-    # os.open's mode (0o666 minus the umask) gives the file the permissions of any new file;
-    # tempfile.mkstemp would make it 0o600. O_BINARY: no newline translation on Windows.
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-    temporary = _temporary_name(path)
-    try:
-        try:
-            fd = os.open(temporary, flags, 0o666)
-        except FileExistsError:  # lost a race for the random name: try another one once
-            temporary = _temporary_name(path)
-            fd = os.open(temporary, flags, 0o666)
-    except OSError as error:
-        raise _report_error(f"cannot write {path}", error.strerror or str(error)) from None
-    try:
-        if binary:
-            stream: IO = os.fdopen(fd, "wb")
-        else:
-            stream = os.fdopen(fd, "w", encoding="utf-8", newline="")
-        with stream:
-            write(stream)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except OSError as error:
-        _remove(temporary)
-        raise _report_error(f"cannot write {path}", error.strerror or str(error)) from None
-    except BaseException:
-        _remove(temporary)
-        raise
-    _fsync_directory(path.parent)
-    return path
-
-
-def _temporary_name(path: Path) -> Path:
-    """A hidden sibling of ``path`` with a random part (same folder: os.replace is atomic)."""
-    return path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
-
-
-def _remove(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        os.unlink(path)
-
-
-def _fsync_directory(folder: Path) -> None:
-    """Persist a rename in ``folder`` (best effort: not every platform can open folders)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        with contextlib.suppress(OSError):
-            os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def write_flight_log(log: FlightLog, path: PathLike) -> Path:
@@ -177,7 +113,7 @@ def write_flight_log(log: FlightLog, path: PathLike) -> Path:
         writer.writerow(columns)
         writer.writerows(table.tolist())  # Python floats: csv writes repr()
 
-    return write_atomically(path, write)
+    return write_output_file(path, write)
 
 
 def log_file_names(logs: Sequence[FlightLog]) -> list[str]:
@@ -211,7 +147,7 @@ def write_summary(summary: Mapping[str, Any], path: PathLike) -> Path:
     """
     data = _jsonable(summary, "summary")
     text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    return write_atomically(path, lambda stream: stream.write(text))
+    return write_output_file(path, lambda stream: stream.write(text))
 
 
 def _jsonable(value: Any, where: str) -> Any:
@@ -267,7 +203,7 @@ def write_plots(logs: Sequence[FlightLog], folder: PathLike, prefix: str = "",
     for name, build in zip(PLOT_FILES, builders):
         figure = build()
         try:
-            written.append(write_atomically(
+            written.append(write_output_file(
                 folder / f"{prefix}{name}",
                 lambda stream, figure=figure: figure.savefig(stream, format="png", dpi=plots.DPI),
                 binary=True))
@@ -281,11 +217,9 @@ def write_outputs(logs: Sequence[FlightLog], summary: Mapping[str, Any], folder:
     """Write a mission's report into ``folder``: logs, ``summary.json`` and the plots.
 
     Writes ``log_<vehicle>.csv`` per vehicle (see :func:`log_file_names`), ``summary.json``
-    and the PNGs of :func:`write_plots`, first into a temporary staging sub-folder of
-    ``folder``; only once all are complete is each moved into place with :func:`os.replace`
-    (replacing a same-named file of an earlier run). The staging folder is removed in every
-    case, so a failure while writing leaves ``folder`` as it was: nothing in it is lost,
-    changed or half-written, and no temporary file remains. Other files are never touched.
+    and the PNGs of :func:`write_plots`, all-or-nothing (:func:`fill_folder`): they replace
+    same-named files of an earlier run only once all are complete, a failure while writing
+    leaves ``folder`` as it was, and other files are never touched.
 
     Args:
         logs: one flight log per vehicle.
@@ -303,90 +237,13 @@ def write_outputs(logs: Sequence[FlightLog], summary: Mapping[str, Any], folder:
             cannot be written (e.g. the disk is full). Errors of the plotting itself
             propagate unchanged (after the clean-up).
     """
-    folder = prepare_folder(folder)
-    try:
-        staging = Path(tempfile.mkdtemp(prefix=".report-staging-", dir=folder))
-    except OSError as error:
-        raise ReportError(f"output folder {folder} is not writable "
-                          f"({error.strerror or error})") from None
-    try:
-        try:
-            staged = [write_flight_log(log, staging / name)
-                      for log, name in zip(logs, log_file_names(logs))]
-            staged.append(write_summary(summary, staging / SUMMARY_FILE))
-            staged += write_plots(logs, staging, waypoints=waypoints)
-        except OSError as error:
-            reason = getattr(error, "reason", None) or error.strerror or str(error)
-            raise _report_error(f"cannot write the files into output folder {folder}",
-                                reason) from None
-        written = []
-        for path in staged:
-            target = folder / path.name
-            try:
-                os.replace(path, target)
-            except OSError as error:
-                raise _report_error(f"cannot move {path.name} into output folder {folder}",
-                                    error.strerror or str(error)) from None
-            written.append(target)
-        _fsync_directory(folder)
-        return written
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+    def write(staging: Path) -> list[Path]:
+        staged = [write_flight_log(log, staging / name)
+                  for log, name in zip(logs, log_file_names(logs))]
+        staged.append(write_summary(summary, staging / SUMMARY_FILE))
+        return staged + write_plots(logs, staging, waypoints=waypoints)
 
-
-def prepare_folder(folder: PathLike) -> Path:
-    """``folder`` as a Path, created with its parents if missing, checked to be writable.
-
-    Raises:
-        OutputFolderIsAFileError: it is a file.
-        ReportError: it cannot be created or is not writable.
-    """
-    folder = Path(folder)
-    if folder.exists() and not folder.is_dir():
-        raise OutputFolderIsAFileError(f"output folder {folder} is a file, not a folder")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise ReportError(f"output folder {folder} cannot be created "
-                          f"({error.strerror or error})") from None
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise ReportError(f"output folder {folder} is not writable")
-    return folder
-
-
-def check_output_folder(folder: PathLike) -> Path:
-    """Check, creating nothing, that :func:`write_outputs` could write into ``folder``.
-
-    For use before a long run: ``folder`` must be a writable folder, or not exist yet with
-    its nearest existing ancestor a writable folder (so that it can be created).
-
-    Raises:
-        OutputFolderIsAFileError: ``folder``, or the ancestor it would be created in, is a
-            file.
-        ReportError: it is not writable, or cannot be created.
-    """
-    folder = Path(folder)
-    existing = folder
-    try:
-        while not (existing.exists() or existing.is_symlink()) and existing.parent != existing:
-            existing = existing.parent
-        is_folder = existing.is_dir()
-    except OSError as error:  # e.g. a parent that may not be searched
-        raise ReportError(f"output folder {folder} cannot be checked "
-                          f"({error.strerror or error})") from None
-    if existing == folder:
-        if not is_folder:
-            raise OutputFolderIsAFileError(f"output folder {folder} is a file, not a folder")
-        if not os.access(folder, os.W_OK | os.X_OK):
-            raise ReportError(f"output folder {folder} is not writable")
-        return folder
-    if not is_folder:
-        raise OutputFolderIsAFileError(f"output folder {folder} cannot be created: {existing} "
-                                       "is a file, not a folder")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise ReportError(f"output folder {folder} cannot be created: {existing} is not "
-                          "writable")
-    return folder
+    return fill_folder(folder, write)
 
 
 def format_summary_table(summary: Mapping[str, Any]) -> str:

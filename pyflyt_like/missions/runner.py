@@ -13,10 +13,13 @@ import numpy as np
 from pyflyt_like.common.validation import NumericalError
 
 from ..core import Aviary
+from . import report
 from .flight_log import FlightLog
 from .mission import Mission, MissionError
+from .output_files import check_output_folder
 from .pilots import GuidancePilot, TrajectoryPilot
 from .rocket_pilot import RocketPilot
+from .video import VideoRecorder, check_video_path
 from .vtol_pilot import QuadplanePilot
 
 DEFAULT_MODELS = {"quadx": None, "multirotor": "crazyflie21", "fixedwing": None,
@@ -110,10 +113,8 @@ def check_destinations(output_dir: str | Path | None = None,
         ImportError: a video is asked for without the video extra installed.
     """
     if output_dir is not None:
-        from .report import check_output_folder
         check_output_folder(output_dir)
     if video is not None:
-        from .video import check_video_path
         check_video_path(video, video_name)
 
 
@@ -136,11 +137,10 @@ class Flight:
         """
         written: list[Path] = []
         if output_dir is not None:
-            from .report import write_outputs
             waypoints = [np.array([w.position for w in spec.waypoints])
                          for spec in self.mission.vehicles]
-            written += write_outputs(self.result.logs, self.result.summary(), Path(output_dir),
-                                     waypoints=waypoints)
+            written += report.write_outputs(self.result.logs, self.result.summary(),
+                                            Path(output_dir), waypoints=waypoints)
             self.result.files += written
         if video is not None and self.recorder is not None:
             written.append(self.recorder.write(video))
@@ -205,7 +205,6 @@ def fly_mission(mission: Mission, gui: bool = False, seed: int = 0,
         ids = [d.Id for d in aviary.drones]
         recorder = None
         if record_video:
-            from .video import VideoRecorder
             recorder = VideoRecorder(aviary, aviary.drones[0])
         time = 0.0
         while time < mission.duration_limit and not all(

@@ -33,7 +33,10 @@ from typing import IO, Any
 
 import yaml
 
-from .mission import Mission, MissionError, _shown
+from .errors import MissionError, short_repr
+from .mission import Mission
+from .mission_yaml import MissionLoader
+from .output_files import write_output_file
 
 MAX_POINTS = 10_000
 """Most points a sweep may have (a typo such as ``seed=0,...`` repeated should not fly
@@ -66,12 +69,10 @@ class SweepParameter:
     def parse(cls, text: str) -> SweepParameter:
         """``NAME=V1,V2,...`` → a parameter (see the module's docstring)."""
         if not isinstance(text, str) or "=" not in text:
-            raise SweepError(f"a sweep parameter must be NAME=V1,V2,..., got {_shown(text)}")
+            raise SweepError(f"a sweep parameter must be NAME=V1,V2,..., got {short_repr(text)}")
         name, _, values_text = text.partition("=")
         name = name.strip()
         _check_name(name)
-        from .mission_yaml import MissionLoader
-
         try:
             values = yaml.load(f"[{values_text}]", Loader=MissionLoader)
         except yaml.YAMLError as error:
@@ -167,7 +168,7 @@ def grid_points(mission_data: dict[str, Any], parameters: Sequence[SweepParamete
 
 def _seed(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise SweepError(f"--param seed values must be integers >= 0, got {_shown(value)}")
+        raise SweepError(f"--param seed values must be integers >= 0, got {short_repr(value)}")
     return value
 
 
@@ -206,7 +207,7 @@ def _set_path(data: dict[str, Any], parts: list[str], value: Any, name: str) -> 
         child = data.setdefault(part, {})
         if not isinstance(child, dict):
             raise SweepError(f"--param {name}: {part} is not a mapping in the mission, got "
-                             f"{_shown(child)}")
+                             f"{short_repr(child)}")
         data = child
     data[parts[-1]] = value
 
@@ -310,8 +311,6 @@ def write_sweep_csv(rows: Sequence[dict[str, Any]], parameters: Sequence[SweepPa
     Raises:
         ReportError: the file cannot be written (its folder must exist).
     """
-    from .report import write_atomically
-
     columns = sweep_columns(parameters)
 
     def write(stream: IO) -> None:
@@ -319,7 +318,7 @@ def write_sweep_csv(rows: Sequence[dict[str, Any]], parameters: Sequence[SweepPa
         writer.writerow(columns)
         writer.writerows([[_cell(row.get(column)) for column in columns] for row in rows])
 
-    return write_atomically(path, write)
+    return write_output_file(path, write)
 
 
 def _cell(value: Any) -> str:

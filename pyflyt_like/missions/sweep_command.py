@@ -6,7 +6,11 @@ import argparse
 from pathlib import Path
 from typing import Any, TextIO
 
+from .default_mission import DEFAULT_MISSION_YAML
 from .mission import Mission, MissionError
+from .mission_yaml import load_mission_file, load_mission_text
+from .output_files import ReportError, check_output_folder, prepare_folder
+from .sweep import SweepError, SweepParameter, grid_points, run_sweep, write_sweep_csv
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,10 +37,6 @@ def run(args: argparse.Namespace, usage_error: type[Exception],
     """Fly the grid; exit 0 when every point flew (completed or not), 1 when a point could
     not be flown (its row holds the error). Bad input raises ``usage_error`` (exit 2) before
     anything flies; a table that cannot be written raises ``command_error`` (exit 1)."""
-    from .mission_yaml import load_mission_file, load_mission_text
-    from .report import ReportError, check_output_folder, prepare_folder
-    from .sweep import SweepError, SweepParameter, grid_points, run_sweep, write_sweep_csv
-
     if args.seed < 0:
         raise usage_error(f"--seed must be >= 0, got {args.seed}")
     if args.serial and args.address is not None:
@@ -45,7 +45,6 @@ def run(args: argparse.Namespace, usage_error: type[Exception],
         raise usage_error("give at least one --param NAME=V1,V2,...")
     try:
         if args.mission is None:
-            from .default_mission import DEFAULT_MISSION_YAML
             data, source = load_mission_text(DEFAULT_MISSION_YAML, "<default>"), "<default>"
         else:
             data, source = load_mission_file(args.mission), args.mission

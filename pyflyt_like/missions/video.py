@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.abstractions.camera import make_chase_camera
+from .output_files import ReportError
 
 VIDEO_FPS = 30
 VIDEO_RESOLUTION = (360, 480)  # height, width [pixels]
@@ -38,8 +39,6 @@ def check_video_path(path: str | os.PathLike, name: str = "video") -> Path:
         ImportError: the video extra is not installed (the message says how to install it).
         ReportError: its folder does not exist, is not a folder, or is not writable.
     """
-    from .report import ReportError
-
     path = Path(path)
     if path.suffix.lower() != ".mp4":
         raise ValueError(f"{name} must name an .mp4 file, got {str(path)!r}")
@@ -83,9 +82,7 @@ class VideoRecorder:
         Raises:
             ReportError: the file cannot be written (its folder vanished, the disk is full).
         """
-        import imageio.v2 as imageio
-
-        from .report import ReportError
+        import imageio.v2 as imageio  # the optional video extra, checked in __init__
 
         path = Path(path)
         staging = path.with_name(f".{path.stem}.partial{path.suffix}")

@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from pyflyt_like.core.control.flatness import (
+from pyflyt_like.control.flatness import (
     FlatReference,
     desired_attitude,
     flat_outputs_to_reference,

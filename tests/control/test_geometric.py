@@ -16,8 +16,8 @@ import numpy as np
 import pybullet
 import pytest
 
-from pyflyt_like.core.control.flatness import FlatReference, reference_to_flat_state
-from pyflyt_like.core.control.geometric import (
+from pyflyt_like.control.flatness import FlatReference, reference_to_flat_state
+from pyflyt_like.control.geometric import (
     GeometricController,
     attitude_error,
     commanded_attitude,

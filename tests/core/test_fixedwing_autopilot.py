@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from pyflyt_like.core import Aviary
-from pyflyt_like.core.control.fixedwing_attitude import (
+from pyflyt_like.control.fixedwing_attitude import (
     FixedwingAttitude,
     attitude_error,
     desired_rotation,

@@ -7,9 +7,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pyflyt_like.common.multirotor_model import MULTIROTORS_DIR
+from pyflyt_like.common.multirotor_model import MAX_GROUND_GAIN, MULTIROTORS_DIR
+from pyflyt_like.control.allocation import Allocator, actuation_matrix
 from pyflyt_like.core import Aviary
-from pyflyt_like.core.control.allocation import Allocator, actuation_matrix
+from pyflyt_like.physics.rotor_aerodynamics import (
+    downwash_force,
+    ground_effect_gain,
+    ground_effect_min_height,
+)
 
 MODELS = ["cf2x", "cf2p", "racer", "crazyflie21", "crazyflie21plus", "hexarotor"]
 
@@ -249,30 +254,27 @@ def hover_force_ratio(height, **effects):
 
 
 def test_ground_effect_adds_thrust_near_the_floor_and_vanishes_higher_up():
-    from pyflyt_like.core.abstractions.rotor_aerodynamics import ground_effect_gain
     radius = 0.0231348
+    floor = ground_effect_min_height(radius, 11.36859, 1.0)
     assert hover_force_ratio(0.06) == pytest.approx(0.0, abs=1e-9)  # off by default
     near = hover_force_ratio(0.06, ground_effect=True)
     # At 6 cm the extra thrust is c (r / 4h)^2 of hover: 11.37 (0.0231 / 0.24)^2 = 10 %.
-    assert near == pytest.approx(ground_effect_gain(np.array([0.06]), radius, 11.36859, 1.0)[0],
+    assert near == pytest.approx(ground_effect_gain(0.06, radius, 11.36859, floor),
                                  rel=0.02)
     far = hover_force_ratio(5 * radius + 0.5, ground_effect=True)
     assert 0 < far < 0.003
-    assert ground_effect_gain(np.array([5 * radius]), radius, 11.36859, 1.0)[0] < 0.03
-    assert ground_effect_gain(np.array([0.0]), radius, 11.36859, 1.0)[0] == pytest.approx(1.0)
+    assert ground_effect_gain(5 * radius, radius, 11.36859, floor) < 0.03
+    assert ground_effect_gain(0.0, radius, 11.36859, floor) == pytest.approx(1.0)
 
 
 def test_ground_effect_is_capped_at_gym_pybullet_drones_clip_height_gain():
     """gym-pybullet-drones clips h at r/4 sqrt(15 kf w_max^2 c / T_max); there the gain is
     T_max / (15 kf w_max^2) = 4/15 for a quadrotor. The default cap is that value."""
-    from pyflyt_like.core.abstractions.rotor_aerodynamics import (
-        MAX_GROUND_GAIN,
-        ground_effect_gain,
-    )
     radius, coefficient, kf, rpm_max = 0.0231348, 11.36859, 3.16e-10, 21702.6
     clip = 0.25 * radius * math.sqrt(15 * rpm_max**2 * kf * coefficient / (4 * kf * rpm_max**2))
-    gains = ground_effect_gain(np.array([0.0, clip / 2, clip, 2 * clip]), radius, coefficient,
-                               MAX_GROUND_GAIN)
+    floor = ground_effect_min_height(radius, coefficient, MAX_GROUND_GAIN)
+    gains = [ground_effect_gain(h, radius, coefficient, floor)
+             for h in (0.0, clip / 2, clip, 2 * clip)]
     assert MAX_GROUND_GAIN == pytest.approx(4 / 15)
     np.testing.assert_allclose(gains[:3], 4 / 15, rtol=1e-12)  # flat below the clip height
     assert gains[3] == pytest.approx(4 / 15 / 4)  # and the 1/h^2 law above it
@@ -302,7 +304,6 @@ def test_downwash_is_bounded_and_continuous_everywhere_below_another_drone():
     force never exceeds its bound alpha(d_z*) (30 % of the weight) and changes by less than
     1.5 % of that bound between neighbouring points 1 mm apart (the steepest slope of the
     Gaussian, alpha / (beta sqrt(e)) with beta = 2 r, is 1.3 % per mm)."""
-    from pyflyt_like.core.abstractions.rotor_aerodynamics import downwash_force
     radius, coefficients = 0.0231348, (2267.18, 0.16, -0.11)
     near_end = (2 * radius + 0.11) / 0.16
     bound = 2267.18 * (radius / (4 * near_end)) ** 2
@@ -310,7 +311,7 @@ def test_downwash_is_bounded_and_continuous_everywhere_below_another_drone():
     assert bound == pytest.approx(0.30 * weight, rel=0.02)
     heights = np.arange(0.001, 2.0, 0.001)
     offsets = np.arange(0.0, 0.3, 0.001)
-    grid = np.array([[downwash_force(dxy, dz, radius, coefficients) for dxy in offsets]
+    grid = np.array([[downwash_force(dxy, dz, radius, *coefficients) for dxy in offsets]
                      for dz in heights])
     assert np.all(np.isfinite(grid)) and np.all(grid <= 0.0)
     assert grid.min() == pytest.approx(-bound, rel=1e-9)
@@ -320,7 +321,7 @@ def test_downwash_is_bounded_and_continuous_everywhere_below_another_drone():
     far = 1.5
     fitted = -2267.18 * (radius / (4 * far)) ** 2 * math.exp(-0.5 * (0.1 / (0.16 * far - 0.11))
                                                               ** 2)
-    assert downwash_force(0.1, far, radius, coefficients) == pytest.approx(fitted, rel=1e-12)
+    assert downwash_force(0.1, far, radius, *coefficients) == pytest.approx(fitted, rel=1e-12)
 
 
 def test_rotor_drag_opposes_air_velocity():

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from pyflyt_like.core import Aviary
-from pyflyt_like.core.control.flatness import FlatReference
+from pyflyt_like.control.flatness import FlatReference
 
 PERIOD, A, B = 6.0, 1.0, 0.5
 OMEGA = 2 * math.pi / PERIOD

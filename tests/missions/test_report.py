@@ -226,29 +226,6 @@ def test_a_failing_file_write_is_a_report_error_and_changes_nothing(tmp_path, mo
     assert snapshot(tmp_path) == before
 
 
-def test_write_atomically_keeps_the_old_file_when_writing_fails(tmp_path):
-    target = tmp_path / "data.txt"
-    target.write_text("old content")
-
-    def half(stream):
-        stream.write("new cont")
-        raise KeyboardInterrupt
-
-    with pytest.raises(KeyboardInterrupt):
-        report.write_atomically(target, half)
-    assert target.read_text() == "old content"
-    assert [p.name for p in tmp_path.iterdir()] == ["data.txt"]
-    report.write_atomically(target, lambda stream: stream.write(b"\x00new"), binary=True)
-    assert target.read_bytes() == b"\x00new"
-    assert oct(target.stat().st_mode & 0o777) == oct(0o666 & ~_umask())
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 def test_an_output_folder_that_is_a_file_is_a_clear_error(tmp_path):
     blocker = tmp_path / "results"
     blocker.write_text("not a folder")

@@ -19,6 +19,8 @@ BAD = [
     ("constant", dict(velocity=[[1.0, 2.0, 3.0]]), ValueError, r"velocity must have shape"),
     ("constant", dict(velocity=[NAN, 0.0, 0.0]), ValueError, r"velocity must be finite"),
     ("constant", dict(velocity="east"), TypeError, r"velocity must be a numeric array"),
+    ("constant", dict(velocity=[True, 0, 0]), TypeError, r"velocity must be a numeric array"),
+    ("gust", {**GUST, "amplitude": (0.0, False, 1.0)}, TypeError, r"amplitude must be a numeric"),
     ("constant", dict(speed=3.0), ValueError, r"unknown option\(s\) \['speed'\]; allowed: "
                                               r"\['velocity'\]"),
     ("gust", {**GUST, "duration": -1.0}, ValueError, r"duration must be a finite number > 0"),

@@ -1,5 +1,7 @@
 """The contracts (drone, controller, wind field) and the reusable components."""
 
+from pyflyt_like.control.pid import PID
+
 from .base_controller import ControlClass
 from .base_drone import DroneClass
 from .base_wind_field import WindFieldClass
@@ -10,7 +12,6 @@ from .gimbals import Gimbals
 from .lifting_surfaces import LiftingSurface, LiftingSurfaces
 from .modal_drone import ModalDrone
 from .motors import Motors
-from .pid import PID
 
 __all__ = [
     "PID",

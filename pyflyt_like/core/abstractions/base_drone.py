@@ -74,7 +74,7 @@ class DroneClass(ABC):
             if not self.param_path.is_file():
                 raise FileNotFoundError(f"control_hz must be given, or model parameters "
                                         f"{self.param_path} must exist to give it")
-            control_hz = self.params.get("control_hz")
+            control_hz = self.default_control_hz(self.params.get("control_hz"), physics_hz)
             if control_hz is None:
                 raise ValueError(f"control_hz must be given: {self.param_path} has no "
                                  "control_hz to default to")
@@ -165,6 +165,11 @@ class DroneClass(ABC):
         self.registered_controllers[int(controller_id)] = controller_constructor
         self.instanced_controllers[int(controller_id)] = controller_constructor()
         self.registered_base_modes[int(controller_id)] = int(base_mode)
+
+    def default_control_hz(self, yaml_control_hz: int | None, physics_hz: int) -> int | None:
+        """The control rate [Hz] used when none is given: the YAML's ``control_hz``, which
+        must then divide ``physics_hz``. A vehicle family may choose otherwise."""
+        return yaml_control_hz
 
     def set_mode(self, mode: int) -> None:
         """Switch to built-in or registered ``mode``; a user mode's controller is reset."""

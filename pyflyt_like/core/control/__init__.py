@@ -1,44 +1,16 @@
-"""Controllers that are more than a single PID: cascades, mixers, allocation, geometric."""
+"""PyFlyt-style path of the control laws, which live in :mod:`pyflyt_like.control` (a package
+that imports neither pybullet nor numba, so both engines share it).
 
-from .allocation import Allocator, actuation_matrix
-from .fixedwing_attitude import FixedwingAttitude
-from .flatness import (
-    FlatReference,
-    desired_attitude,
-    flat_outputs_to_reference,
-    hat,
-    reference_to_flat_state,
-    vee,
-)
-from .geometric import (
-    GeometricController,
-    attitude_error,
-    commanded_attitude,
-    geometric_control_law,
-    lee_control,
-    rotation_from_euler,
-)
-from .mixers import mix_with_attitude_priority
-from .multirotor_cascade import MultirotorCascade
-from .quadx_cascade import QuadXCascade
+``pyflyt_like.core.control`` and its submodules (``pyflyt_like.core.control.geometric``, ...)
+are the same objects as ``pyflyt_like.control`` and its submodules.
+"""
 
-__all__ = [
-    "Allocator",
-    "FixedwingAttitude",
-    "FlatReference",
-    "GeometricController",
-    "MultirotorCascade",
-    "QuadXCascade",
-    "actuation_matrix",
-    "attitude_error",
-    "commanded_attitude",
-    "desired_attitude",
-    "flat_outputs_to_reference",
-    "geometric_control_law",
-    "hat",
-    "lee_control",
-    "mix_with_attitude_priority",
-    "reference_to_flat_state",
-    "rotation_from_euler",
-    "vee",
-]
+import sys
+from importlib import import_module
+
+from pyflyt_like.control import *  # noqa: F403
+from pyflyt_like.control import __all__  # noqa: F401
+
+for _name in ("allocation", "fixedwing_attitude", "fixedwing_autopilot", "flatness",
+              "geometric", "mixers", "multirotor_cascade", "pid", "quadx_cascade", "tecs"):
+    sys.modules[f"{__name__}.{_name}"] = import_module(f"pyflyt_like.control.{_name}")

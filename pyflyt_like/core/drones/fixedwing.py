@@ -8,13 +8,13 @@ import numpy as np
 import pybullet
 
 from pyflyt_like.common.validation import as_float_array
+from pyflyt_like.control.fixedwing_attitude import FixedwingAttitude
+from pyflyt_like.control.fixedwing_autopilot import FixedwingAutopilot
 
 from ..abstractions.boring_bodies import BoringBodies
 from ..abstractions.lifting_surfaces import LiftingSurfaces
 from ..abstractions.modal_drone import ModalDrone
 from ..abstractions.motors import Motors
-from ..control.fixedwing_attitude import FixedwingAttitude
-from ..control.fixedwing_autopilot import FixedwingAutopilot
 
 SURFACE_COMMANDS = 5  # left aileron, right aileron, elevator, rudder, flaps
 ALTITUDE_HOLD, CLIMB_RATE_HOLD = 2, 3

@@ -10,24 +10,31 @@ from pathlib import Path
 import numpy as np
 import pybullet
 
+from pyflyt_like.common.flight_modes import FlightMode
 from pyflyt_like.common.loading import load_yaml
 from pyflyt_like.common.multirotor_model import (
     MultirotorModel,
+    default_control_hz,
     multirotor_yaml_path,
 )
 from pyflyt_like.common.validation import as_float_array
+from pyflyt_like.control.allocation import Allocator, actuation_matrix
+from pyflyt_like.control.flatness import FlatReference
+from pyflyt_like.control.geometric import GeometricController, euler_to_rotation, rotation_error
+from pyflyt_like.control.multirotor_cascade import MultirotorCascade
+from pyflyt_like.control.multirotor_modes import (
+    HEADING_MODES,
+    MULTIROTOR_MODES,
+    hold_setpoints,
+    setpoint_size,
+)
+from pyflyt_like.control.pid import PID
 
 from ..abstractions.modal_drone import ModalDrone
 from ..abstractions.motors import Motors
-from ..abstractions.pid import PID
 from ..abstractions.rotor_aerodynamics import RotorAerodynamics
-from ..control.allocation import Allocator, actuation_matrix
-from ..control.flatness import FlatReference
-from ..control.geometric import GeometricController, euler_to_rotation, rotation_error
-from ..control.multirotor_cascade import MultirotorCascade
 from ..utils.multirotor_urdf import write_multirotor_urdf
 
-ROTOR_SPEEDS, BODY_RATES, ATTITUDE, FORCE_TORQUE, POSITION = -1, 0, 1, 2, 7
 POSITION_CONTROLLERS = ("geometric", "pid")
 
 
@@ -43,7 +50,7 @@ class Multirotor(ModalDrone):
     - 7: x, y, yaw, z as QuadX mode 7, flown by the geometric controller (default) or the
       PID cascade (``position_controller="pid"``) (4).
 
-    Modes 0-2 and 7 allocate through :class:`~pyflyt_like.core.control.allocation.Allocator`
+    Modes 0-2 and 7 allocate through :class:`~pyflyt_like.control.allocation.Allocator`
     (attitude before thrust when rotors saturate). ``set_propellers_rpm`` sets mode -1.
 
     Args:
@@ -62,11 +69,12 @@ class Multirotor(ModalDrone):
         downwash: model the wake of drones above on drones below (off by default). The three
             effects are described in :mod:`~pyflyt_like.core.abstractions.rotor_aerodynamics`.
         position_controller: what flies mode 7: ``"geometric"`` (Lee SE(3) with flatness
-            feed-forward) or ``"pid"`` (the cascade of :mod:`..control.multirotor_cascade`).
+            feed-forward) or ``"pid"`` (the cascade of
+            :mod:`pyflyt_like.control.multirotor_cascade`).
         **camera_options: see :meth:`ModalDrone.setup_camera`.
     """
 
-    modes = (ROTOR_SPEEDS, BODY_RATES, ATTITUDE, FORCE_TORQUE, POSITION)
+    modes = MULTIROTOR_MODES
 
     def __init__(self, p, start_pos, start_orn, control_hz: int | None = None,
                  physics_hz: int = 240, drone_model: str = "cf2x",
@@ -133,9 +141,15 @@ class Multirotor(ModalDrone):
         self._rpm_set_this_tick = False
         self.aux_state = np.zeros(n)
         self.update_state()
-        self.set_mode(ROTOR_SPEEDS)
+        self.set_mode(FlightMode.ACTUATORS)
 
     # ------------------------------------------------------------------ model loading
+    def default_control_hz(self, yaml_control_hz: int | None, physics_hz: int) -> int | None:
+        if isinstance(yaml_control_hz, bool) or not isinstance(yaml_control_hz, int) \
+                or yaml_control_hz <= 0:
+            return yaml_control_hz  # the model's own check names what is wrong
+        return default_control_hz(yaml_control_hz, physics_hz)
+
     def resolve_model(self, drone_model: str, model_dir: str | Path | None) -> tuple[Path, Path]:
         params_path = multirotor_yaml_path(drone_model, model_dir)
         folder = params_path.parent
@@ -188,8 +202,8 @@ class Multirotor(ModalDrone):
         for value in values:
             if not low <= value <= high:  # also catches NaN
                 self._raise_speed_error(values)
-        if self.mode != ROTOR_SPEEDS:
-            self.set_mode(ROTOR_SPEEDS)
+        if self.mode != FlightMode.ACTUATORS:
+            self.set_mode(FlightMode.ACTUATORS)
         self.setpoint = np.array(values)
         self._rpm_set_this_tick = True
 
@@ -202,7 +216,7 @@ class Multirotor(ModalDrone):
                          f"{self.max_speed[0]:.6g}] {self.rotor_speed_unit}, got {values}")
 
     def setpoint_size_of(self, mode: int) -> int:
-        return self.n_propellers if mode == ROTOR_SPEEDS else 4
+        return setpoint_size(mode, self.n_propellers)
 
     # ------------------------------------------------------------------ control
     def reset_components(self) -> None:
@@ -217,17 +231,9 @@ class Multirotor(ModalDrone):
         self.flat_reference = None
 
     def preset_setpoint(self, mode: int) -> np.ndarray:
-        weight = self.mass * self.gravity
-        if mode == ROTOR_SPEEDS:
-            return np.zeros(self.n_propellers)
-        if mode == POSITION:
-            x, y, z = self.state[3]
-            return np.array((x, y, self.state[1, 2], z))
-        if mode == ATTITUDE:
-            return np.array((0.0, 0.0, self.state[1, 2], weight))
-        if mode == FORCE_TORQUE:
-            return np.array((weight, 0.0, 0.0, 0.0))
-        return np.array((0.0, 0.0, 0.0, weight))
+        yaw = self.state[1, 2] if mode in HEADING_MODES else None
+        return hold_setpoints(mode, self.n_propellers, self.mass * self.gravity, self.state[3],
+                              yaw)
 
     def _mode_steps(self, mode_hz: dict) -> dict[int, int]:
         """Physics steps between ticks of each mode (YAML ``mode_hz``; default control_hz)."""
@@ -252,15 +258,15 @@ class Multirotor(ModalDrone):
             super().update_control(physics_step)
 
     def control(self, mode: int, setpoint: np.ndarray) -> None:
-        if mode == ROTOR_SPEEDS:
+        if mode == FlightMode.ACTUATORS:
             self.rotor_command[:] = np.clip(setpoint, self.min_speed, self.max_speed)
             return
-        if mode == FORCE_TORQUE:
+        if mode == FlightMode.THRUST_TORQUES:
             wrench = setpoint
-        elif mode == POSITION:
+        elif mode == FlightMode.POSITION:
             wrench = self.position_wrench(setpoint)
         else:
-            rates = setpoint[:3] if mode == BODY_RATES else self._attitude_rates(setpoint[:3])
+            rates = setpoint[:3] if mode == FlightMode.RATES else self._attitude_rates(setpoint[:3])
             wrench = np.concatenate(((setpoint[3],), self.rate_torque(rates)))
         self.rotor_command[:] = self.allocator.allocate(wrench)
 
@@ -296,7 +302,7 @@ class Multirotor(ModalDrone):
         """Track a full flat-output reference in mode 7 (switching to it if needed).
 
         ``reference`` (position ... snap, yaw and its rates, see
-        :class:`~pyflyt_like.core.control.flatness.FlatReference`) feeds the geometric
+        :class:`~pyflyt_like.control.flatness.FlatReference`) feeds the geometric
         controller's feed-forward; set a new one every control step to follow a trajectory.
         It holds until replaced, until ``set_setpoint`` gives a plain [x, y, yaw, z], or until
         the mode changes.
@@ -305,8 +311,8 @@ class Multirotor(ModalDrone):
             raise TypeError(f"reference must be a FlatReference, got {type(reference).__name__}")
         if self.position_controller != "geometric":
             raise ValueError("set_flat_reference needs position_controller='geometric'")
-        if self.mode != POSITION:
-            self.set_mode(POSITION)
+        if self.mode != FlightMode.POSITION:
+            self.set_mode(FlightMode.POSITION)
         self.flat_reference = reference
         self.setpoint = np.array((*reference.position[:2], reference.yaw, reference.position[2]))
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 
 from pyflyt_like.common.angles import wrap_angle
+from pyflyt_like.control.quadx_cascade import QuadXCascade
 
 from ..abstractions.motors import Motors
-from ..control.quadx_cascade import QuadXCascade
 from .fixedwing import ALTITUDE_HOLD, CLIMB_RATE_HOLD, SURFACE_COMMANDS, Fixedwing
 
 LIFT_MOTORS = 4

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import numpy as np
 
+from pyflyt_like.control.quadx_cascade import ALTITUDE_MODES, QuadXCascade
+
 from ..abstractions.boring_bodies import BoringBodies
 from ..abstractions.modal_drone import ModalDrone
 from ..abstractions.motors import Motors
-from ..control.quadx_cascade import ALTITUDE_MODES, QuadXCascade
 
 
 class QuadX(ModalDrone):

@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import inspect
-import math
 from typing import Any
 
 import numpy as np
 
-from pyflyt_like.common.validation import as_float_array, check_finite
+from pyflyt_like.common.validation import (
+    as_float_array,
+    check_finite,
+    check_non_negative_float,
+    check_positive_float,
+)
 
 __all__ = [
     "allowed_options",
     "as_vector3",
     "check_finite",
-    "check_nonnegative",
-    "check_positive",
+    "check_non_negative_float",
+    "check_positive_float",
     "reject_unknown_options",
 ]
 
@@ -40,28 +44,3 @@ def reject_unknown_options(cls: type, unknown: dict[str, Any]) -> None:
 def as_vector3(name: str, value: object) -> np.ndarray:
     """Return ``value`` as a finite (3,) float64 array [the caller's units], else raise."""
     return as_float_array(name, value, (3,))
-
-
-def _as_real(name: str, value: object, allowed: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be {allowed}, got {value!r}")
-    value = float(value)
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be {allowed}, got {value!r}")
-    return value
-
-
-def check_positive(name: str, value: object) -> float:
-    """Return ``value`` as a float if it is finite and > 0, else raise."""
-    value = _as_real(name, value, "a finite number > 0")
-    if value <= 0.0:
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-    return value
-
-
-def check_nonnegative(name: str, value: object) -> float:
-    """Return ``value`` as a float if it is finite and >= 0, else raise."""
-    value = _as_real(name, value, "a finite number >= 0")
-    if value < 0.0:
-        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
-    return value

@@ -65,8 +65,8 @@ from pyflyt_like.common.dryden_filters import (
 from ..abstractions.base_wind_field import WindFieldClass
 from ._options import (
     as_vector3,
-    check_nonnegative,
-    check_positive,
+    check_non_negative_float,
+    check_positive_float,
     reject_unknown_options,
 )
 
@@ -139,13 +139,13 @@ class DrydenWind(WindFieldClass):
             raise TypeError(f"np_random must be a numpy.random.Generator, got {np_random!r}")
         super().__init__(np_random)
         self.mean_velocity = as_vector3("mean_velocity", mean_velocity)
-        self.wind_speed_20ft = check_nonnegative("wind_speed_20ft", wind_speed_20ft)
-        self.airspeed = check_positive("airspeed", airspeed)
-        self.altitude = check_positive("altitude", altitude)
+        self.wind_speed_20ft = check_non_negative_float("wind_speed_20ft", wind_speed_20ft)
+        self.airspeed = check_positive_float("airspeed", airspeed)
+        self.altitude = check_positive_float("altitude", altitude)
         if self.altitude > MAX_ALTITUDE:
             raise ValueError(f"altitude must be in (0, {MAX_ALTITUDE:.1f}] m (the MIL-F-8785C "
                              f"low-altitude model covers up to 1000 ft), got {altitude!r}")
-        self.sample_period = check_positive("sample_period", sample_period)
+        self.sample_period = check_positive_float("sample_period", sample_period)
 
         self.sigma, self.scale_lengths = low_altitude_parameters(self.altitude,
                                                                  self.wind_speed_20ft)

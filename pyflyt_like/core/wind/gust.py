@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..abstractions.base_wind_field import WindFieldClass
-from ._options import as_vector3, check_finite, check_positive, reject_unknown_options
+from ._options import as_vector3, check_finite, check_positive_float, reject_unknown_options
 
 
 class DiscreteGustWind(WindFieldClass):
@@ -48,7 +48,7 @@ class DiscreteGustWind(WindFieldClass):
         super().__init__(np_random)
         self.amplitude = as_vector3("amplitude", amplitude)
         self.start_time = check_finite("start_time", start_time)
-        self.duration = check_positive("duration", duration)
+        self.duration = check_positive_float("duration", duration)
         self.base_velocity = as_vector3("base_velocity", base_velocity)
         self.end_time = self.start_time + self.duration
         # Constants for __call__: Python floats are cheaper than numpy scalars per call.

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..abstractions.base_wind_field import WindFieldClass
-from ._options import as_vector3, check_positive, reject_unknown_options
+from ._options import as_vector3, check_positive_float, reject_unknown_options
 
 LAWS = ("log", "power")
 DEFAULT_EXPONENT = 1.0 / 7.0  # the classic neutral-stability power-law exponent
@@ -62,7 +62,7 @@ class ShearWind(WindFieldClass):
         if self.reference_velocity[2] != 0.0:
             raise ValueError("reference_velocity must be horizontal (z component 0), got "
                              f"{self.reference_velocity.tolist()}")
-        self.reference_height = check_positive("reference_height", reference_height)
+        self.reference_height = check_positive_float("reference_height", reference_height)
         if not isinstance(law, str):
             raise TypeError(f"law must be one of {list(LAWS)}, got {law!r}")
         if law not in LAWS:
@@ -72,7 +72,7 @@ class ShearWind(WindFieldClass):
             if roughness_length is not None:
                 raise ValueError("roughness_length only applies to law='log'; with law='power' "
                                  "give exponent instead")
-            self.exponent = check_positive(
+            self.exponent = check_positive_float(
                 "exponent", DEFAULT_EXPONENT if exponent is None else exponent)
             self.roughness_length = None
             # v = v_ref * (z / z_ref)**a = (v_ref * z_ref**-a) * z**a
@@ -86,7 +86,7 @@ class ShearWind(WindFieldClass):
             if roughness_length is None:
                 raise ValueError("roughness_length [m] is required with law='log' (for "
                                  "example 0.03 for open flat terrain)")
-            z0 = check_positive("roughness_length", roughness_length)
+            z0 = check_positive_float("roughness_length", roughness_length)
             if z0 >= self.reference_height:
                 raise ValueError(f"roughness_length must be < reference_height="
                                  f"{self.reference_height} m, got {z0!r}")

@@ -18,8 +18,8 @@ import numpy as np
 
 from pyflyt_like.common.angles import wrap_angle
 
-from ..abstractions.pid import PID
 from .mixers import mix_with_attitude_priority
+from .pid import PID
 
 ALTITUDE_MODES = (2, 3, 4, 7)
 RATE_MODES = (0, 2)

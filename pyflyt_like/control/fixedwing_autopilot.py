@@ -1,6 +1,6 @@
 """Fixed-wing autopilot: modes 2 (altitude, airspeed, heading) and 3 (bank, airspeed, climb).
 
-The longitudinal loops are :class:`~pyflyt_like.core.control.tecs.TECS`. Laterally, mode 2
+The longitudinal loops are :class:`~pyflyt_like.control.tecs.TECS`. Laterally, mode 2
 holds a course: the course error (``χ``, the heading of the ground velocity, or of the nose
 below ``min_ground_speed``) asks for a turn rate ``ψ̇ = heading_kp · wrap(ψ_sp − χ)``,
 limited to what ``max_bank`` gives, and a coordinated turn at that rate needs the bank

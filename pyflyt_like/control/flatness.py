@@ -23,7 +23,7 @@ import numpy as np
 
 from pyflyt_like.common.validation import as_float_array
 
-from ..abstractions.pid import MAX_ERROR
+from .pid import MAX_ERROR
 
 #: Below this thrust per mass [m/s^2] the thrust direction, hence the attitude, is undefined.
 MIN_THRUST_PER_MASS = 1e-6

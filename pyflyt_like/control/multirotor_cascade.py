@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..abstractions.pid import MAX_ERROR, PID
+from .pid import MAX_ERROR, PID
 
 
 class MultirotorCascade:

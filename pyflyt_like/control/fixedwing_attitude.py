@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..abstractions.pid import PID
+from .pid import PID
 
 
 def reference_heading(rotation: np.ndarray) -> float:

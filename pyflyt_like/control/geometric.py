@@ -31,6 +31,7 @@ import math
 
 import numpy as np
 
+from pyflyt_like.common.rotations import euler_to_matrix
 from pyflyt_like.common.validation import as_float_array, check_positive_float
 
 from .flatness import (
@@ -310,12 +311,7 @@ def rotation_from_euler(euler: np.ndarray) -> np.ndarray:
 
 def euler_to_rotation(roll: float, pitch: float, yaw: float) -> np.ndarray:
     """:func:`rotation_from_euler` on three floats [rad], unchecked (the per-tick path)."""
-    cr, sr = math.cos(roll), math.sin(roll)
-    cp, sp = math.cos(pitch), math.sin(pitch)
-    cy, sy = math.cos(yaw), math.sin(yaw)
-    return np.array(((cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr),
-                     (sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr),
-                     (-sp, cp * sr, cp * cr)))
+    return np.array(euler_to_matrix(roll, pitch, yaw)).reshape(3, 3)
 
 
 class GeometricController:
