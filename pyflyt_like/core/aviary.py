@@ -15,9 +15,6 @@ from pybullet_utils import bullet_client
 
 from pyflyt_like.common.validation import (
     as_float_array,
-    check_bool,
-    check_positive_float,
-    check_positive_int,
 )
 
 from .abstractions.base_drone import DroneClass
@@ -26,6 +23,7 @@ from .abstractions.base_wind_field import (
     WindFieldClass,
     check_wind_field_output,
 )
+from .aviary_options import GRAVITY, AviaryOptions
 from .drones.fixedwing import Fixedwing
 from .drones.multirotor import Multirotor
 from .drones.quadplane import QuadPlane
@@ -34,8 +32,6 @@ from .drones.rocket import Rocket
 from .utils.display import display_available
 from .utils.quiet import quiet_native_output
 from .wind import WIND_FIELDS
-
-GRAVITY = 9.81  # m/s^2
 
 DRONE_TYPES: dict[str, type[DroneClass]] = {
     "quadx": QuadX,
@@ -83,46 +79,24 @@ class Aviary(bullet_client.BulletClient):
         np_random: np.random.Generator | None = None,
         gravity: float = GRAVITY,
     ):
-        self.start_pos = as_float_array("start_pos", start_pos, (None, 3))
-        self.num_drones = self.start_pos.shape[0]
-        if self.num_drones == 0:
-            raise ValueError("start_pos must hold at least one drone, got shape (0, 3)")
-        self.start_orn = as_float_array("start_orn", start_orn, (self.num_drones, 3))
-        self.physics_hz = check_positive_int("physics_hz", physics_hz)
+        options = AviaryOptions(
+            start_pos=start_pos, start_orn=start_orn, built_in_drone_types=DRONE_TYPES,
+            drone_type=drone_type, drone_type_mappings=drone_type_mappings,
+            drone_options=drone_options, wind_type=wind_type, wind_options=wind_options,
+            render=render, physics_hz=physics_hz, world_scale=world_scale, seed=seed,
+            np_random=np_random, gravity=gravity)
+        self.options = options
+        self.start_pos, self.start_orn = options.start_pos, options.start_orn
+        self.num_drones = options.num_drones
+        self.physics_hz = options.physics_hz
         self.physics_period = 1.0 / self.physics_hz
-        self.world_scale = check_positive_float("world_scale", world_scale)
-        if drone_type_mappings is not None and not isinstance(drone_type_mappings, dict):
-            raise TypeError(f"drone_type_mappings must be None or a dict of name -> DroneClass "
-                            f"subclass, got {drone_type_mappings!r}")
-        for name, drone_class in (drone_type_mappings or {}).items():
-            if not isinstance(name, str):
-                raise TypeError(f"drone_type_mappings keys must be drone type names (str), got "
-                                f"{name!r}")
-            if not (isinstance(drone_class, type) and issubclass(drone_class, DroneClass)):
-                raise TypeError(f"drone_type_mappings[{name!r}] must be a DroneClass subclass, "
-                                f"got {drone_class!r}")
-        self.drone_type_mappings = {**DRONE_TYPES, **(drone_type_mappings or {})}
-        self.drone_types = self._per_drone("drone_type", drone_type, str)
-        for name in self.drone_types:
-            if name not in self.drone_type_mappings:
-                raise ValueError(f"drone_type {name!r} is unknown; allowed: "
-                                 f"{sorted(self.drone_type_mappings)}")
-        self.drone_options = self._per_drone("drone_options", drone_options or {}, dict)
-        if wind_options is not None and not isinstance(wind_options, dict):
-            raise TypeError(f"wind_options must be a dict of the wind field's options, got "
-                            f"{wind_options!r}")
-        if wind_type is None and wind_options:
-            raise ValueError(f"wind_options {sorted(wind_options)} given with wind_type=None, "
-                             "where they have no effect; set wind_type (a built-in name or a "
-                             "WindFieldClass subclass) or drop wind_options")
-        if np_random is not None and not isinstance(np_random, np.random.Generator):
-            raise TypeError(f"np_random must be a numpy Generator, got {np_random!r}")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
-                                 or seed < 0):
-            raise ValueError(f"seed must be None or an integer >= 0, got {seed!r}")
-        self.np_random = np_random if np_random is not None else np.random.default_rng(seed)
-        self.render = check_bool("render", render)
-        self.gravity = check_positive_float("gravity", gravity)
+        self.world_scale = options.world_scale
+        self.drone_type_mappings = options.drone_type_mappings
+        self.drone_types = options.drone_types
+        self.drone_options = options.drone_options
+        self.np_random = options.np_random
+        self.render = options.render
+        self.gravity = options.gravity
 
         if self.render and not display_available():
             # PyBullet's GUI would print "cannot connect to X server" and end the process.
@@ -132,7 +106,7 @@ class Aviary(bullet_client.BulletClient):
         with quiet_native_output():  # PyBullet prints "argv[0]=" on every connect
             super().__init__(pybullet.GUI if self.render else pybullet.DIRECT)
         try:
-            self._build_world(wind_type, wind_options or {})
+            self._build_world(wind_type, options.wind_options)
         except BaseException:
             self.close()  # a constructor that raises must not leak its connection
             raise
@@ -167,15 +141,6 @@ class Aviary(bullet_client.BulletClient):
         self.reset()
 
     # ------------------------------------------------------------------ construction
-    def _per_drone(self, name: str, value, kind: type) -> list:
-        if isinstance(value, kind):
-            return [value] * self.num_drones
-        if isinstance(value, (list, tuple)) and len(value) == self.num_drones and all(
-                isinstance(v, kind) for v in value):
-            return list(value)
-        raise ValueError(f"{name} must be a {kind.__name__} or a list of {self.num_drones} "
-                         f"{kind.__name__}s (one per drone), got {value!r}")
-
     def _make_drone(self, index: int) -> DroneClass:
         drone_class = self.drone_type_mappings[self.drone_types[index]]
         options = self.drone_options[index]
