@@ -85,7 +85,7 @@ def test_cf2x_gpd_mapping_sends_gpd_corners_onto_ours():
 
 
 def test_racer_spins_are_the_cf2x_spins_inverted():
-    """Deliberate (REFERENCE.md section 2: "the racer inverts all spins")."""
+    """Deliberate: the racer inverts all spins (docs/multirotor.md)."""
     racer_positions, racer_spins, _, _ = rotor_arrays("racer")
     cf2x_positions, cf2x_spins, _, _ = rotor_arrays("cf2x")
     np.testing.assert_array_equal(np.sign(racer_positions), np.sign(cf2x_positions))

@@ -4,7 +4,7 @@ A multirotor (thrust along body z, no rotor drag) is differentially flat in posi
 given p(t) and psi(t) with their derivatives up to snap and yaw acceleration, the attitude,
 collective thrust, body rates and body angular accelerations follow algebraically. The
 formulas are those of Faessler, Franchi & Scaramuzza (2018, App. A) without drag, as written
-in seeds/002 section 10.4.1. In particular the yaw rate ``omega_z`` is the Faessler form, which
+in docs/geometric_control.md. In particular the yaw rate ``omega_z`` is the Faessler form, which
 keeps the heading constraint exact; Mellinger & Kumar (2011)'s ``psi_dot * z_W . z_B`` is not.
 
 Frames and conventions (as everywhere in pyflyt_like): world ENU with z up, body FLU, right
@@ -89,7 +89,7 @@ def _attitude(force: np.ndarray, yaw: float) -> tuple[np.ndarray, float, float]:
 def desired_attitude(force: np.ndarray, yaw: float) -> np.ndarray:
     """Return the attitude whose body z axis is along ``force`` and whose heading is ``yaw``.
 
-    ``x_B = n(y_C x F)``, ``y_B = n(F x x_B)``, ``z_B = x_B x y_B`` (seeds/002 section 10.4.1),
+    ``x_B = n(y_C x F)``, ``y_B = n(F x x_B)``, ``z_B = x_B x y_B`` (docs/geometric_control.md),
     with ``y_C = (-sin yaw, cos yaw, 0)``. ``z_B`` equals ``F / |F|``, and the ZYX Euler yaw of
     the result is ``yaw`` whenever the body is not rolled by 90 degrees.
 
@@ -241,7 +241,7 @@ def flat_outputs_to_reference(position: np.ndarray, velocity: np.ndarray,
                               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """Map flat outputs to the feed-forward attitude, body rates, body accelerations and thrust.
 
-    Implements seeds/002 section 10.4.1 with ``F_d = acceleration + gravity * e_z``:
+    Implements docs/geometric_control.md with ``F_d = acceleration + gravity * e_z``:
     ``R_d = [x_B y_B z_B]`` from :func:`desired_attitude`; ``c = z_B . F_d``;
     ``omega_x = -y_B . jerk / c``, ``omega_y = x_B . jerk / c``,
     ``omega_z = (psi' x_C . x_B + omega_y y_C . z_B) / |y_C x z_B|`` (Faessler et al. 2018),

@@ -1,6 +1,6 @@
 """Lee's geometric tracking controller on SE(3) with differential-flatness feed-forward.
 
-The law (Lee, Leok & McClamroch 2010, in the ENU form of seeds/002 section 10.4.1)::
+The law (Lee, Leok & McClamroch 2010, in its ENU form, derived in docs/geometric_control.md)::
 
     e_p = p_d - p                       e_v = p_d' - p'
     e_R = 1/2 (R_d^T R - R^T R_d)^v     e_w = w - R^T R_d w_d
@@ -15,7 +15,7 @@ Where the references come from (:func:`lee_control` and :class:`GeometricControl
 * ``R_d`` is built from the *commanded* force: ``z_B,d = F / |F|`` (Lee's b3d) with the
   heading of ``reference.yaw`` (:func:`~.flatness.desired_attitude`), so that position and
   velocity errors tilt the vehicle. (Building ``R_d`` from the feed-forward ``p_d'' + g e_z``
-  alone, as the seed's wording allows, leaves horizontal position errors uncorrected.)
+  alone, as some statements of the law read, leaves horizontal position errors uncorrected.)
 * ``w_d`` and ``w_d'`` are the body-frame rates and accelerations of the flat feed-forward
   attitude (:func:`~.flatness.flat_outputs_to_reference`), used unchanged as the body-frame
   rate references of the commanded ``R_d``. On the reference (zero tracking error) the two
@@ -131,7 +131,7 @@ def geometric_control_law(position: np.ndarray, velocity: np.ndarray, rotation: 
                           kv: np.ndarray, kr: np.ndarray, kw: np.ndarray, mass: float,
                           inertia: np.ndarray, gravity: float = 9.81
                           ) -> tuple[float, np.ndarray]:
-    """Evaluate the control law of seeds/002 section 10.4.1 with ``R_d``, ``w_d``, ``w_d'`` given.
+    """Evaluate the control law of the module docstring with ``R_d``, ``w_d``, ``w_d'`` given.
 
     Nothing is derived here: the caller chooses ``R_d`` (for tracking it must follow the
     commanded force, see :func:`lee_control`).

@@ -40,15 +40,8 @@ class OutputFolderIsAFileError(ReportError, NotADirectoryError):
 
 def write_output_file(path: PathLike, write: Callable[[IO], None],
                       binary: bool = False) -> Path:
-    """:func:`~pyflyt_like.common.atomic_files.write_atomically`, failing with a ReportError.
-
-    Args:
-        path: the file to (re)place; its folder must exist.
-        write: called with the open temporary file (text, UTF-8, ``newline=""``; or binary).
-        binary: open the temporary file in binary mode.
-
-    Returns:
-        ``path`` as a :class:`~pathlib.Path`.
+    """:func:`~pyflyt_like.common.atomic_files.write_atomically` (same arguments and
+    return), failing with the report's own error.
 
     Raises:
         ReportError: the file cannot be written (``path`` is left untouched). Other

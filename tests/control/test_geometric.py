@@ -1,6 +1,6 @@
 """Geometric (SE(3)) controller: law sanity, inverse dynamics, and closed-loop tracking.
 
-The closed loop uses its own rigid-body model (REFERENCE.md section 3, no rotor limits):
+The closed loop uses its own rigid-body model (docs/geometric_control.md, no rotor limits):
 ``p' = v``, ``m v' = f R e_z - m g e_z``, ``R' = R hat(w)``, ``J w' = J w x w + tau``,
 integrated by classical RK4 on (p, v, R, w) with (f, tau) held over each step (zero-order
 hold, the controller runs once per step at 500 Hz). After each step R is projected back
@@ -28,7 +28,7 @@ from pyflyt_like.control.geometric import (
 
 from .test_flatness import figure_eight, reference_at
 
-# Crazyflie 2.1 (REFERENCE.md section 3).
+# Crazyflie 2.1 (the crazyflie21 parameter set).
 MASS = 0.034
 INERTIA = np.diag((16.571710e-6, 16.655602e-6, 29.261652e-6))
 G = 9.81

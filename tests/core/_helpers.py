@@ -1,4 +1,4 @@
-"""Helpers shared by the core tests: constants from REFERENCE.md and small flight utilities."""
+"""Helpers shared by the core tests: vehicle constants and small flight utilities."""
 
 from __future__ import annotations
 

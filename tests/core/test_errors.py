@@ -1,4 +1,4 @@
-"""Bad input raises early, clear exceptions that name the argument (DESIGN.md §Errors)."""
+"""Bad input raises early, clear exceptions that name the argument."""
 
 from __future__ import annotations
 

@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 import yaml
 
-from pyflyt_like.core import Aviary
 from pyflyt_like.control.fixedwing_attitude import (
     FixedwingAttitude,
     attitude_error,
     desired_rotation,
 )
+from pyflyt_like.core import Aviary
 
 MODELS = Path(__file__).resolve().parents[2] / "pyflyt_like" / "models" / "vehicles"
 ALTITUDE = 50.0  # m

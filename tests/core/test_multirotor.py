@@ -93,9 +93,9 @@ def test_yaw_acceleration_matches_km_rpm_squared_times_spin():
 
 
 @pytest.mark.parametrize("pattern, axis, sign", [
-    ((1, 1, -1, -1), 1, +1),   # seeds/000 forward: rear pair up, nose down = +pitch (FLU)
+    ((1, 1, -1, -1), 1, +1),   # forward: rear pair up, nose down = +pitch (FLU)
     ((1, -1, -1, 1), 0, +1),   # left pair up: roll right-wing-down = +roll
-    ((-1, 1, -1, 1), 2, +1),   # seeds/000 yaw pattern, matching the spins: +yaw
+    ((-1, 1, -1, 1), 2, +1),   # yaw pattern, matching the spins: +yaw
 ])
 def test_differential_rpm_patterns_turn_the_right_way(pattern, axis, sign):
     with make(z=5.0) as aviary:

@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from pyflyt_like.core import Aviary
 from pyflyt_like.control.flatness import FlatReference
+from pyflyt_like.core import Aviary
 
 PERIOD, A, B = 6.0, 1.0, 0.5
 OMEGA = 2 * math.pi / PERIOD

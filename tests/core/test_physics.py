@@ -1,4 +1,5 @@
-"""Physics of the core against closed-form answers (REFERENCE.md §5).
+"""Physics of the core against closed-form answers (free fall, hover thrust, terminal
+velocity, motor lag, ...).
 
 Conventions used throughout: ``dt`` is the physics period; ``av.step()`` at the defaults is
 two physics steps. PyBullet integrates with semi-implicit Euler (velocity first, then

@@ -15,10 +15,10 @@ import pybullet
 import pytest
 
 import pyflyt_like
-from pyflyt_like.core import Aviary
-from pyflyt_like.core.abstractions import WindFieldClass
 from pyflyt_like.control.allocation import Allocator, actuation_matrix
 from pyflyt_like.control.flatness import FlatReference
+from pyflyt_like.core import Aviary
+from pyflyt_like.core.abstractions import WindFieldClass
 
 HUGE = 1e308  # finite, but any product or sum with it overflows
 CF2X_DIR = Path(pyflyt_like.__file__).parent / "models" / "vehicles" / "cf2x"
