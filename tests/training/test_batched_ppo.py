@@ -7,7 +7,9 @@ import gymnasium
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
+from tests.extras import require_extra
+
+torch = require_extra("rl", "torch")
 
 import pyflyt_like.envs  # noqa: E402, F401  (registers the ids)
 from pyflyt_like.training import PPOConfig, train_ppo  # noqa: E402

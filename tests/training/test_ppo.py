@@ -8,7 +8,9 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
+from tests.extras import require_extra
+
+torch = require_extra("rl", "torch")
 
 from gymnasium.vector import AutoresetMode, VectorEnv  # noqa: E402
 from gymnasium.vector.utils import batch_space  # noqa: E402
@@ -20,7 +22,7 @@ from pyflyt_like.training import (  # noqa: E402
     evaluate_policy,
     train_ppo,
 )
-from pyflyt_like.training.ppo import FastTanh  # noqa: E402
+from pyflyt_like.training.networks import FastTanh  # noqa: E402
 
 STEP = 0.2  # point mass: position change per unit action [m]
 BOUND = 2.0  # |x| beyond this ends the episode as a crash [m]

@@ -1,0 +1,120 @@
+"""The hyperparameters of :func:`~pyflyt_like.training.train_ppo`, checked on construction."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pyflyt_like.common.validation import (
+    check_bool,
+    check_choice,
+    check_finite,
+    check_int,
+    check_non_negative_float,
+    check_positive_float,
+    check_positive_int,
+    check_positive_int_tuple,
+    check_unit_interval,
+)
+
+from .networks import ACTIVATIONS
+
+__all__ = ["PPOConfig", "check_activation"]
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    """Hyperparameters of :func:`~pyflyt_like.training.train_ppo`; every field is checked on
+    construction. Frozen: derive a variant with ``dataclasses.replace(config, ...)``, which
+    checks again.
+
+    Attributes:
+        n_steps: rollout length per env per iteration [env steps].
+        total_steps: env steps to train for, summed over envs; rounded up to whole
+            iterations of ``num_envs * n_steps`` steps.
+        learning_rate: Adam step size.
+        anneal_lr: decay the learning rate linearly to 0 over the iterations.
+        gamma: discount factor per env step, in [0, 1].
+        gae_lambda: GAE lambda, in [0, 1].
+        n_epochs: passes over each rollout.
+        n_minibatches: minibatches per pass; a minibatch holds about
+            ``num_envs * n_steps / n_minibatches`` transitions (reset transitions dropped).
+        clip_range: PPO ratio clip epsilon, > 0.
+        ent_coef: weight of the entropy bonus, >= 0.
+        vf_coef: weight of the value loss, >= 0.
+        max_grad_norm: global gradient-norm clip, > 0, or None for no clipping.
+        hidden_sizes: widths of the hidden layers of both the actor and the critic MLP.
+        activation: "tanh", "relu" or "elu".
+        init_log_std: initial value of the state-independent log standard deviation of the
+            Gaussian policy (in action units).
+        normalize_observations: keep running mean/variance of observations (updated from
+            each rollout) and feed the networks normalised, clipped observations.
+        normalize_advantages: standardise advantages over each rollout's valid transitions.
+        reward_scale: rewards are multiplied by this before training (not in the reported
+            episode returns).
+        seed: seeds the env reset, the network initialisation and the sampling.
+    """
+
+    n_steps: int = 32
+    total_steps: int = 2_000_000
+    learning_rate: float = 3e-4
+    anneal_lr: bool = False
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    n_epochs: int = 5
+    n_minibatches: int = 4
+    clip_range: float = 0.2
+    ent_coef: float = 0.0
+    vf_coef: float = 0.5
+    max_grad_norm: float | None = 0.5
+    hidden_sizes: tuple[int, ...] = (64, 64)
+    activation: str = "tanh"
+    init_log_std: float = -0.5
+    normalize_observations: bool = True
+    normalize_advantages: bool = True
+    reward_scale: float = 1.0
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        # Checked in field order, so the first bad field is the one reported.
+        checked = {
+            "n_steps": check_positive_int("n_steps", self.n_steps),
+            "total_steps": check_positive_int("total_steps", self.total_steps),
+            "learning_rate": check_positive_float("learning_rate", self.learning_rate),
+            "anneal_lr": check_bool("anneal_lr", self.anneal_lr),
+            "gamma": check_unit_interval("gamma", self.gamma),
+            "gae_lambda": check_unit_interval("gae_lambda", self.gae_lambda),
+            "n_epochs": check_positive_int("n_epochs", self.n_epochs),
+            "n_minibatches": check_positive_int("n_minibatches", self.n_minibatches),
+            "clip_range": check_positive_float("clip_range", self.clip_range),
+            "ent_coef": check_non_negative_float("ent_coef", self.ent_coef),
+            "vf_coef": check_non_negative_float("vf_coef", self.vf_coef),
+            "max_grad_norm": (None if self.max_grad_norm is None else check_positive_float(
+                "max_grad_norm (or None)", self.max_grad_norm)),
+            "hidden_sizes": check_positive_int_tuple("hidden_sizes", self.hidden_sizes),
+            "activation": check_activation(self.activation),
+            "init_log_std": check_finite("init_log_std", self.init_log_std),
+            "normalize_observations": check_bool("normalize_observations",
+                                                 self.normalize_observations),
+            "normalize_advantages": check_bool("normalize_advantages",
+                                               self.normalize_advantages),
+            "reward_scale": check_positive_float("reward_scale", self.reward_scale),
+            "seed": _check_seed(self.seed),
+        }
+        # The dataclass is frozen; construction is the one place its fields are written, to
+        # store the normalised values (ints as int, sequences as tuples).
+        for name, value in checked.items():
+            object.__setattr__(self, name, value)
+
+
+def check_activation(value: object) -> str:
+    """Return ``value`` if it names an activation of the policy MLPs ("tanh", "relu",
+    "elu"), else raise ValueError listing them."""
+    return check_choice("activation", value, tuple(ACTIVATIONS))
+
+
+def _check_seed(value: object) -> int:
+    seed = check_int("seed", value)
+    if seed < 0:
+        raise ValueError(f"seed must be an int >= 0 (numpy and Gymnasium reject negative "
+                         f"seeds), got {seed}")
+    return seed
