@@ -34,7 +34,6 @@ MODEL = "crazyflie21"
 MODES = (-1, 1, 7)
 WORLDS = (1, 64, 1024, 16384)
 QUICK_WORLDS = (1, 64, 1024)
-BATCH_DIR = Path(__file__).resolve().parents[1] / "pyflyt_like" / "batch"
 
 FIRST_CALL = """
 import time
@@ -58,16 +57,18 @@ def cache_files(folder: Path) -> dict[str, float]:
 def first_call(cache_dir: str | None) -> tuple[float, float, float, str]:
     """Import, construction and first-step times [s] in a fresh interpreter, and whether the
     numba cache was warm (nothing written) or cold (kernels compiled and cached)."""
+    from pyflyt_like.batch import kernel_cache
+
     env = dict(os.environ)
-    folder = BATCH_DIR
+    folder = kernel_cache.cache_folder(kernel_cache.sources_digest())
     if cache_dir is not None:
         env["NUMBA_CACHE_DIR"] = cache_dir
         folder = Path(cache_dir)
-    before = cache_files(folder)
+    before = cache_files(folder) if folder.is_dir() else {}
     out = subprocess.run([sys.executable, "-c", FIRST_CALL], env=env, check=True,
                          capture_output=True, text=True).stdout
     imported, built, stepped = (float(x) for x in out.split())
-    after = cache_files(folder)
+    after = cache_files(folder) if folder.is_dir() else {}
     if before and after == before:
         cache = "warm (cache found, nothing compiled)"
     else:

@@ -2,9 +2,9 @@
 against the PyBullet path. Importing it does not import pybullet. See docs/batch.md.
 """
 
-from .kernel_cache import drop_stale_caches
+from .kernel_cache import register_cache_locator
 
-drop_stale_caches()  # before any kernel is loaded from the cache
+register_cache_locator()  # before any kernel below is decorated: their caches go to its folder
 
 from .aviary import MODES, BatchedAviary  # noqa: E402
 from .randomization import KEYS as RANDOMIZE_KEYS  # noqa: E402
