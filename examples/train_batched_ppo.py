@@ -162,7 +162,7 @@ def main() -> None:
     parser.add_argument("--eval-episodes", type=int, default=100)
     parser.add_argument("--eval-workers", type=int, default=2,
                         help="processes for the PyBullet evaluation")
-    parser.add_argument("--control-mode", type=int, default=1, choices=(-1, 0, 1))
+    parser.add_argument("--flight-mode", type=int, default=1, choices=(-1, 0, 1))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=Path("runs"))
     args = parser.parse_args()
@@ -179,7 +179,7 @@ def main() -> None:
     recipe = dict(RECIPES[args.task])
     minutes = recipe.pop("minutes") if args.minutes is None else args.minutes
     recipe.pop("minutes", None)
-    options = dict(control_mode=args.control_mode)
+    options = dict(flight_mode=args.flight_mode)
     args.out.mkdir(parents=True, exist_ok=True)
     stem = args.task.removesuffix("-v0")
 

@@ -22,9 +22,9 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from pyflyt_like.envs import TASKS  # importing the package registers the ids
+from pyflyt_like.envs import registry  # importing the package registers the ids
 
-NAMESPACE = "pyflyt_like"
+NAMESPACE = registry.NAMESPACE
 ROLLOUT_STEPS = 20  # random actions before the frame is taken, so the vehicle has moved
 
 
@@ -40,7 +40,7 @@ class EnvPage:
 
 
 def task_id(task: str) -> str:
-    return f"{NAMESPACE}/{task}-v0"
+    return registry.env_id(task)
 
 
 def options_table(env_class: type) -> list[tuple[str, str, str]]:
@@ -79,7 +79,8 @@ def docstring_args(docstring: str) -> dict[str, str]:
             continue
         if in_args and line and not line.startswith(" "):
             break  # the next section
-        entry = re.match(r"^    ([\w, ]+):\s*(.*)$", line) if in_args else None
+        # "**options:" entries end the previous entry too (they are not in the table)
+        entry = re.match(r"^    (?:\*\*)?([\w, ]+):\s*(.*)$", line) if in_args else None
         if entry:
             current = [n.strip() for n in entry.group(1).split(",")]
             for name in current:
@@ -219,8 +220,8 @@ def env_page(task: str) -> EnvPage:
 
 
 def all_pages() -> list[EnvPage]:
-    """A page for every task in :data:`pyflyt_like.envs.TASKS`."""
-    return [env_page(task) for task in TASKS]
+    """A page for every PyBullet task of :data:`pyflyt_like.envs.registry.PYBULLET_TASKS`."""
+    return [env_page(entry.name) for entry in registry.PYBULLET_TASKS]
 
 
 def main(out_dir: str) -> None:

@@ -19,14 +19,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from pyflyt_like.envs import registry
+
 __all__ = ["MULTI_AGENT_SCENES", "dogfight_policy_mapping", "register_rllib_envs",
            "single_agent_ids"]
 
-MULTI_AGENT_SCENES = {
-    "pyflyt_like/MAQuadX-Hover-v0": "MAQuadXHoverEnv",
-    "pyflyt_like/MAFixedwing-Dogfight-v0": "MAFixedwingDogfightEnv",
-}
-"""RLlib id of each PettingZoo scene → its class in :mod:`pyflyt_like.envs`."""
+MULTI_AGENT_SCENES = {entry.id: registry.attribute_name(entry.parallel_entry_point)
+                      for entry in registry.MULTI_AGENT_SCENES}
+"""RLlib id of each PettingZoo scene → its class in :mod:`pyflyt_like.envs` (from
+:mod:`pyflyt_like.envs.registry`)."""
 
 
 def _require_ray() -> None:
@@ -40,10 +41,7 @@ def _require_ray() -> None:
 def single_agent_ids() -> list[str]:
     """Ids of every single-agent Gymnasium task (the eight PyBullet tasks and the four
     Multirotor tasks), as ``gymnasium.make`` takes them."""
-    from pyflyt_like.envs import MULTIROTOR_TASKS, TASKS
-
-    return ([f"pyflyt_like/{name}-v0" for name in TASKS]
-            + [f"pyflyt_like/Multirotor-{name}-v0" for name in MULTIROTOR_TASKS])
+    return [entry.id for entry in registry.ENVS if entry.entry_point is not None]
 
 
 def _gymnasium_creator(env_id: str) -> Callable[[Any], Any]:
@@ -63,14 +61,11 @@ def _gymnasium_creator(env_id: str) -> Callable[[Any], Any]:
     return create
 
 
-def _pettingzoo_creator(class_name: str) -> Callable[[Any], Any]:
+def _pettingzoo_creator(entry_point: str) -> Callable[[Any], Any]:
     def create(env_config: Any):
         from ray.rllib.env.wrappers.pettingzoo_env import ParallelPettingZooEnv
 
-        import pyflyt_like.envs
-
-        return ParallelPettingZooEnv(getattr(pyflyt_like.envs, class_name)(
-            **dict(env_config or {})))
+        return ParallelPettingZooEnv(registry.load(entry_point)(**dict(env_config or {})))
 
     return create
 
@@ -88,8 +83,8 @@ def register_rllib_envs() -> list[str]:
     ids = single_agent_ids()
     for env_id in ids:
         register_env(env_id, _gymnasium_creator(env_id))
-    for env_id, class_name in MULTI_AGENT_SCENES.items():
-        register_env(env_id, _pettingzoo_creator(class_name))
+    for entry in registry.MULTI_AGENT_SCENES:
+        register_env(entry.id, _pettingzoo_creator(entry.parallel_entry_point))
     return ids + list(MULTI_AGENT_SCENES)
 
 

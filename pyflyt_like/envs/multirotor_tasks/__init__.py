@@ -1,14 +1,10 @@
 """Multirotor tasks on the batched engine (VectorEnv) and on PyBullet (the twin Env).
 
-One array-based implementation of each task (:mod:`.hover`, :mod:`.reach`, :mod:`.track`,
-:mod:`.land`) and of the agent step (:mod:`.episodes`) serves both engines.
+One array-based implementation of each task (:mod:`.tasks`) and of the agent step
+(:mod:`.episodes`) serves both engines (:mod:`.backends`). The task classes are listed by
+name in :data:`pyflyt_like.envs.registry.MULTIROTOR_TASK_CLASSES`.
 """
 
-from .hover import HoverTask
-from .land import LandTask
-from .reach import ReachTask
-from .track import TrackTask
-
-TASK_CLASSES = {"Hover": HoverTask, "Reach": ReachTask, "Track": TrackTask, "Land": LandTask}
-
-__all__ = ["TASK_CLASSES", "HoverTask", "LandTask", "ReachTask", "TrackTask"]
+# The modules here compile numba kernels with cache=True; pyflyt_like.batch sets up the
+# kernel caches when imported, which must happen before the first kernel is decorated.
+import pyflyt_like.batch  # noqa: F401

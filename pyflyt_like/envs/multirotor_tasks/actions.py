@@ -1,13 +1,13 @@
-"""The multirotor tasks' action: a normalised vector in [-1, 1]^k mapped to an engine setpoint.
+"""The multirotor tasks' action: a normalised vector in [-1, 1]^k scaled to an engine setpoint.
 
 Zero is always the hover command; -1 and +1 reach the model's limits (from its YAML):
 
-- ``control_mode=-1``: k = n rotors, rotor speeds; -1 ``min_speed``, 0 the hover speed,
+- ``flight_mode=-1``: k = n rotors, rotor speeds; -1 ``min_speed``, 0 the hover speed,
   +1 ``max_speed`` (piecewise linear, so zero hovers whatever the model's range).
-- ``control_mode=0``: body rates p, q, r [rad/s] scaled by the attitude loop's
+- ``flight_mode=0``: body rates p, q, r [rad/s] scaled by the attitude loop's
   ``rate_limits``, and collective thrust: -1 the thrust at ``min_speed``, 0 the weight,
   +1 the thrust at ``max_speed`` [N].
-- ``control_mode=1``: roll and pitch scaled by ``position_pid.max_tilt`` [rad], the yaw
+- ``flight_mode=1``: roll and pitch scaled by ``position_pid.max_tilt`` [rad], the yaw
   setpoint as a turn from the current heading scaled by pi/4 [rad] (so zero holds the
   heading whatever it is), and collective thrust as in mode 0.
 """
@@ -21,35 +21,36 @@ from numba import njit
 
 from pyflyt_like.common.multirotor_model import MultirotorModel
 
-CONTROL_MODES = (-1, 0, 1)
+FLIGHT_MODES = (-1, 0, 1)  # the batched engine's multirotor modes the tasks fly
 YAW_TURN = math.pi / 4  # rad: the attitude-mode heading change at a yaw action of +-1
 
 
-def check_control_mode(control_mode: object) -> int:
-    """Return ``control_mode`` as an int if it is one of :data:`CONTROL_MODES`, else raise."""
-    if isinstance(control_mode, (bool, np.bool_)) or not isinstance(control_mode,
-                                                                   (int, np.integer)):
-        raise TypeError(f"control_mode must be an int, one of {list(CONTROL_MODES)} (-1 rotor "
-                        f"speeds, 0 rates + thrust, 1 attitude + thrust), got {control_mode!r}")
-    if control_mode not in CONTROL_MODES:
-        raise ValueError(f"control_mode must be one of {list(CONTROL_MODES)} (-1 rotor speeds, "
-                         f"0 rates + thrust, 1 attitude + thrust), got {control_mode}")
-    return int(control_mode)
+def check_flight_mode(flight_mode: object) -> int:
+    """Return ``flight_mode`` as an int if it is one of :data:`FLIGHT_MODES`, else raise."""
+    if isinstance(flight_mode, (bool, np.bool_)) or not isinstance(flight_mode,
+                                                                  (int, np.integer)):
+        raise TypeError(f"flight_mode must be an int, one of {list(FLIGHT_MODES)} (-1 rotor "
+                        f"speeds, 0 rates + thrust, 1 attitude + thrust), got {flight_mode!r}")
+    if flight_mode not in FLIGHT_MODES:
+        raise ValueError(f"flight_mode must be one of {list(FLIGHT_MODES)} (-1 rotor speeds, "
+                         f"0 rates + thrust, 1 attitude + thrust), got {flight_mode}")
+    return int(flight_mode)
 
 
-class ActionMap:
-    """Maps (W, k) normalised actions to (W, k) setpoints of the engine's ``control_mode``.
+class HoverCentredScaling:
+    """Scales (W, k) normalised actions to (W, k) setpoints of the engine's ``flight_mode``,
+    piecewise linearly about the hover command (zero) out to the model's limits (+-1).
 
     Args:
         model: the multirotor's parameters.
-        control_mode: -1, 0 or 1 (see the module docstring).
+        flight_mode: -1, 0 or 1 (see the module docstring).
         gravity: [m/s^2], for the hover point.
     """
 
-    def __init__(self, model: MultirotorModel, control_mode: int, gravity: float):
-        self.control_mode = check_control_mode(control_mode)
+    def __init__(self, model: MultirotorModel, flight_mode: int, gravity: float):
+        self.flight_mode = check_flight_mode(flight_mode)
         n = model.n_rotors
-        if self.control_mode == -1:
+        if self.flight_mode == -1:
             hover = model.hover_speed(gravity)
             centre = np.full(n, hover)
             below, above = np.full(n, hover - model.min_speed), np.full(n, model.max_speed - hover)
@@ -57,7 +58,7 @@ class ActionMap:
             weight = model.mass * gravity
             thrust_range = (weight - n * model.kf * model.min_speed ** 2,
                             n * model.kf * model.max_speed ** 2 - weight)
-            if self.control_mode == 0:
+            if self.flight_mode == 0:
                 angular = np.asarray(model.rate_limits, float)
                 centre = np.array((0.0, 0.0, 0.0, weight))
             else:
@@ -68,7 +69,7 @@ class ActionMap:
             above = np.array((*angular, thrust_range[1]))
         self.size = len(centre)
         self._centre, self._below, self._above = centre, below, above
-        self._yaw_column = 2 if self.control_mode == 1 else -1
+        self._yaw_column = 2 if self.flight_mode == 1 else -1
 
     def __call__(self, action: np.ndarray, yaw: np.ndarray, out: np.ndarray) -> np.ndarray:
         """Write the setpoints of ``action`` ((W, k), already within [-1, 1]) into ``out``;

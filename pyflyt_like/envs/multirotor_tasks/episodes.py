@@ -17,11 +17,12 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
-from .actions import ActionMap, clip_actions
+from ..registry import MULTIROTOR_TASK_CLASSES, load
+from .actions import HoverCentredScaling, clip_actions
 from .kinematics import Kinematics
 from .observation import write_observations
 from .options import TaskOptions
-from .task import MultirotorTask
+from .tasks.base import MultirotorTask
 
 STATE_SIZE = 9 + 3 + 3  # rotation matrix, velocity, body rates
 MAX_RELATIVE = 10.0  # m
@@ -41,8 +42,9 @@ class Episodes:
     def __init__(self, task: MultirotorTask, backend, options: TaskOptions):
         self.task, self.backend, self.options = task, backend, options
         self.n_worlds = n = task.n_worlds
-        self.action_map = ActionMap(backend.model, options.control_mode, backend.gravity)
-        k = self.action_size = self.action_map.size
+        self.action_scaling = HoverCentredScaling(backend.model, options.flight_mode,
+                                                  backend.gravity)
+        k = self.action_size = self.action_scaling.size
         self.observation_size = task.feature_size + STATE_SIZE + k
         duration = (options.max_duration_seconds if options.max_duration_seconds is not None
                     else task.max_duration_seconds)
@@ -106,7 +108,7 @@ class Episodes:
         pending[self._slot] = self.last_action
         self._slot = (self._slot + 1) % len(pending)
         due = pending[self._slot]  # written action_delay_steps steps ago (zero at first)
-        self.backend.step(self.action_map(due, self.yaw, self._setpoints),
+        self.backend.step(self.action_scaling(due, self.yaw, self._setpoints),
                           self.steps_per_action)
         self.step_count += 1
         np.multiply(self.step_count, self.agent_period, out=self.time)
@@ -140,8 +142,7 @@ def single_spaces(episodes: Episodes) -> tuple[spaces.Box, spaces.Box]:
 
 def make_task(task_name: str, n_worlds: int, options: TaskOptions) -> MultirotorTask:
     """The task ``task_name`` ("Hover", "Reach", "Track", "Land") over ``n_worlds``."""
-    from . import TASK_CLASSES
-
-    if task_name not in TASK_CLASSES:
-        raise ValueError(f"task must be one of {list(TASK_CLASSES)}, got {task_name!r}")
-    return TASK_CLASSES[task_name](n_worlds, 1.0 / options.agent_hz)
+    if task_name not in MULTIROTOR_TASK_CLASSES:
+        raise ValueError(f"task must be one of {list(MULTIROTOR_TASK_CLASSES)}, got "
+                         f"{task_name!r}")
+    return load(MULTIROTOR_TASK_CLASSES[task_name])(n_worlds, 1.0 / options.agent_hz)

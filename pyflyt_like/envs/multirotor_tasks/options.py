@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import sys
+import warnings
 from dataclasses import dataclass
+from typing import Any
 
 from pyflyt_like.batch.randomization import check_randomize
 from pyflyt_like.common.validation import (
@@ -13,7 +16,7 @@ from pyflyt_like.common.validation import (
     divisors_text,
 )
 
-from .actions import check_control_mode
+from .actions import check_flight_mode
 
 DEFAULT_PHYSICS_HZ = 500
 DEFAULT_AGENT_HZ = 50
@@ -26,7 +29,7 @@ class TaskOptions:
     Attributes:
         drone_model: any multirotor YAML of the package (cf2x, cf2p, racer, crazyflie21,
             crazyflie21plus, hexarotor).
-        control_mode: -1 rotor speeds, 0 body rates + thrust, 1 attitude + thrust.
+        flight_mode: -1 rotor speeds, 0 body rates + thrust, 1 attitude + thrust.
         agent_hz: agent steps per second; must divide ``physics_hz``.
         physics_hz: physics (and controller) rate [Hz].
         max_duration_seconds: episode length [s]; None for the task's default.
@@ -38,7 +41,7 @@ class TaskOptions:
     """
 
     drone_model: str = "crazyflie21"
-    control_mode: int = 1
+    flight_mode: int = 1
     agent_hz: int = DEFAULT_AGENT_HZ
     physics_hz: int = DEFAULT_PHYSICS_HZ
     max_duration_seconds: float | None = None
@@ -50,7 +53,7 @@ class TaskOptions:
         if not isinstance(self.drone_model, str):
             raise TypeError(f"drone_model must be the name of a multirotor YAML (str), got "
                             f"{self.drone_model!r}")
-        check_control_mode(self.control_mode)
+        check_flight_mode(self.flight_mode)
         physics_hz = check_positive_int("physics_hz", self.physics_hz)
         agent_hz = check_positive_int("agent_hz", self.agent_hz)
         if physics_hz % agent_hz:
@@ -69,3 +72,33 @@ class TaskOptions:
     @property
     def physics_steps_per_action(self) -> int:
         return self.physics_hz // self.agent_hz
+
+
+def task_options(options: dict[str, Any]) -> TaskOptions:
+    """The checked :class:`TaskOptions` of an env's keyword ``options``.
+
+    ``control_mode``, the old name of ``flight_mode``, is accepted for one release with a
+    ``DeprecationWarning`` attributed to the line that asked for the env.
+
+    Raises:
+        TypeError: for both ``control_mode`` and ``flight_mode``, or an unknown option.
+    """
+    if "control_mode" in options:
+        options = dict(options)
+        if "flight_mode" in options:
+            raise TypeError("give flight_mode only: control_mode is its old name")
+        warnings.warn("control_mode is deprecated: use flight_mode (the same numbers); "
+                      "control_mode goes in the next release", DeprecationWarning,
+                      stacklevel=_asking_line_stacklevel())
+        options["flight_mode"] = options.pop("control_mode")
+    return TaskOptions(**options)
+
+
+def _asking_line_stacklevel() -> int:
+    """``stacklevel``, for a warning of :func:`task_options`, of the first frame outside
+    this package and gymnasium (``gymnasium.make`` builds the env from its own frames)."""
+    frame, level = sys._getframe(2), 2  # the caller of task_options
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(
+            ("pyflyt_like.envs.", "gymnasium.")):
+        frame, level = frame.f_back, level + 1
+    return level

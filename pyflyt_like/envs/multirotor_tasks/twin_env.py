@@ -7,15 +7,12 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from ..chase_camera import (
-    DEFAULT_RENDER_RESOLUTION,
-    check_render_mode,
-    check_render_resolution,
-    make_chase_camera,
-)
+from pyflyt_like.core.abstractions.camera import make_chase_camera
+
+from ..base.rendering import DEFAULT_RENDER_RESOLUTION, check_render_mode, check_render_resolution
+from .backends.pybullet import PyBulletBackend
 from .episodes import Episodes, make_task, single_spaces
-from .options import TaskOptions
-from .pybullet_backend import PyBulletBackend
+from .options import task_options
 
 _ALL = np.ones(1, bool)
 
@@ -30,7 +27,8 @@ class MultirotorTwinEnv(gymnasium.Env):
         render_mode: None, "rgb_array" (chase camera) or "human" (PyBullet's GUI).
         render_resolution: (height, width) of rgb_array frames [px].
         **options: the task options, see :class:`.options.TaskOptions`; ``randomize``
-            takes ``mass`` and ``inertia`` here.
+            takes ``mass`` and ``inertia`` here (``control_mode``, the old name of
+            ``flight_mode``, is accepted for one release).
     """
 
     metadata = {"render_modes": ["human", "rgb_array"]}
@@ -39,9 +37,9 @@ class MultirotorTwinEnv(gymnasium.Env):
                  render_resolution=DEFAULT_RENDER_RESOLUTION, **options: Any):
         self.render_mode = check_render_mode(render_mode)
         resolution = check_render_resolution(render_resolution)
-        self.options = TaskOptions(**options)
+        self.options = task_options(options)
         episode_task = make_task(task, 1, self.options)
-        backend = PyBulletBackend(self.options.drone_model, self.options.control_mode,
+        backend = PyBulletBackend(self.options.drone_model, self.options.flight_mode,
                                   self.options.physics_hz, self.options.randomize,
                                   render=self.render_mode == "human")
         self.episodes = Episodes(episode_task, backend, self.options)

@@ -10,14 +10,10 @@ from gymnasium.vector.utils import batch_space
 
 from pyflyt_like.common.validation import check_positive_int
 
-from ..chase_camera import (
-    DEFAULT_RENDER_RESOLUTION,
-    check_render_resolution,
-    make_chase_camera,
-)
-from .batch_backend import BatchBackend
+from ..base.rendering import DEFAULT_RENDER_RESOLUTION, check_render_resolution
+from .backends.batched import BatchBackend
 from .episodes import Episodes, make_task, single_spaces
-from .options import TaskOptions
+from .options import task_options
 
 
 class MultirotorVectorEnv(VectorEnv):
@@ -35,7 +31,8 @@ class MultirotorVectorEnv(VectorEnv):
         render_mode: None or "rgb_array" (a PyBullet view of world 0).
         render_resolution: (height, width) of frames [px].
         seed: seed of the first reset if ``reset`` gets none.
-        **options: the task options, see :class:`.options.TaskOptions`.
+        **options: the task options, see :class:`.options.TaskOptions` (``control_mode``,
+            the old name of ``flight_mode``, is accepted for one release).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["rgb_array"]}
@@ -49,9 +46,9 @@ class MultirotorVectorEnv(VectorEnv):
                              f"got {render_mode!r}")
         self.render_mode = render_mode
         self._resolution = check_render_resolution(render_resolution)
-        self.options = TaskOptions(**options)
+        self.options = task_options(options)
         backend = BatchBackend(self.num_envs, self.options.drone_model,
-                               self.options.control_mode, self.options.physics_hz,
+                               self.options.flight_mode, self.options.physics_hz,
                                self.options.randomize)
         self.episodes = Episodes(make_task(task, self.num_envs, self.options), backend,
                                  self.options)
@@ -124,9 +121,12 @@ class MultirotorVectorEnv(VectorEnv):
         if self.render_mode is None:
             return None
         if self._view is None:
-            from .pybullet_backend import PyBulletBackend
+            # PyBullet is loaded here, by the first frame, not by the VectorEnv itself
+            from pyflyt_like.core.abstractions.camera import make_chase_camera
 
-            self._view = PyBulletBackend(self.options.drone_model, self.options.control_mode,
+            from .backends.pybullet import PyBulletBackend
+
+            self._view = PyBulletBackend(self.options.drone_model, self.options.flight_mode,
                                          self.options.physics_hz, None)
             self._camera = make_chase_camera(self._view.aviary, self._view.drone,
                                              self._resolution)

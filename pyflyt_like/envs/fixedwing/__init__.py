@@ -1,0 +1,1 @@
+"""The fixed-wing tasks: the family base and Fixedwing-Waypoints."""

@@ -1,0 +1,1 @@
+"""The PettingZoo scenes (QuadX hover, fixed-wing dogfight) and the dogfight rules."""

@@ -1,0 +1,1 @@
+"""The rocket tasks: the family base and Rocket-Landing."""
