@@ -291,6 +291,15 @@ class BatchedAviary:
         return self._state.setpoint.copy()
 
     @property
+    def setpoint_buffer(self) -> np.ndarray:
+        """(W, D, k) the engine's own setpoint array, writable in place: the trusted path
+        for callers whose setpoints are valid by construction (the vector tasks' action
+        scaling writes here, with nothing copied or checked again). Writes are not checked:
+        use :meth:`set_setpoints` for anything else. A mode change that alters the setpoint
+        size replaces the array."""
+        return self._state.setpoint
+
+    @property
     def contact(self) -> np.ndarray:
         """(W, D) bool: on the floor in the last physics step."""
         return self._state.contact

@@ -57,8 +57,7 @@ class Episodes:
         # ring of pending actions: slot `_slot` holds the one due now
         self._pending = np.zeros((options.action_delay_steps + 1, n, k))
         self._slot = 0
-        self._setpoints = np.zeros((n, k))
-        self.yaw = np.zeros(n)  # rad, each drone's heading at the last observation
+        self._kinematics: Kinematics | None = None  # what the last observation was made of
         self.observation = np.zeros((n, self.observation_size), np.float32)
         self._no_noise = np.zeros((1, self.observation_size))
         self._all = np.ones(n, bool)
@@ -108,8 +107,9 @@ class Episodes:
         pending[self._slot] = self.last_action
         self._slot = (self._slot + 1) % len(pending)
         due = pending[self._slot]  # written action_delay_steps steps ago (zero at first)
-        self.backend.step(self.action_scaling(due, self.yaw, self._setpoints),
-                          self.steps_per_action)
+        # written straight into the engine's setpoints: within its limits by construction
+        self.action_scaling(due, self._kinematics.yaw, self.backend.setpoints)
+        self.backend.step(self.steps_per_action)
         self.step_count += 1
         np.multiply(self.step_count, self.agent_period, out=self.time)
         kinematics = self.backend.kinematics()
@@ -129,7 +129,8 @@ class Episodes:
                  else self._no_noise)
         write_observations(self.task.features(kinematics, self.time), kinematics.rot,
                            kinematics.vel, kinematics.ang_vel, self.last_action, noise,
-                           self.low, self.high, mask, self.observation, self.yaw)
+                           self.low, self.high, mask, self.observation)
+        self._kinematics = kinematics
 
 
 def single_spaces(episodes: Episodes) -> tuple[spaces.Box, spaces.Box]:

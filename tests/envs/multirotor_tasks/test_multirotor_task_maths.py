@@ -27,7 +27,7 @@ def kinematics(pos, vel=None, upside_down=None) -> Kinematics:
     if upside_down is not None:
         rot[np.asarray(upside_down)] = np.diag((1.0, -1.0, -1.0))
     vel = np.zeros((n, 3)) if vel is None else np.atleast_2d(np.asarray(vel, float))
-    return Kinematics(pos, rot, vel, np.zeros((n, 3)))
+    return Kinematics(pos, rot, vel, np.zeros((n, 3)), np.arctan2(rot[:, 1, 0], rot[:, 0, 0]))
 
 
 @pytest.mark.parametrize("model_name", ["crazyflie21", "cf2x", "hexarotor"])
@@ -60,10 +60,12 @@ def test_rotation_matrices_match_pybullet():
     rng = np.random.default_rng(0)
     quat = rng.normal(size=(5, 4))
     quat /= np.linalg.norm(quat, axis=1, keepdims=True)
-    rot = quat_to_rotation(quat, np.zeros((5, 3, 3)))
-    for q, r in zip(quat, rot, strict=True):
+    yaw = np.zeros(5)
+    rot = quat_to_rotation(quat, np.zeros((5, 3, 3)), yaw)
+    for q, r, heading in zip(quat, rot, yaw, strict=True):
         np.testing.assert_allclose(r, np.reshape(pybullet.getMatrixFromQuaternion(q), (3, 3)),
                                    atol=1e-12)
+        assert heading == pytest.approx(pybullet.getEulerFromQuaternion(q)[2], abs=1e-12)
 
 
 def test_hover_reward_is_a_gaussian_of_the_distance_and_ends_outside_the_zone():

@@ -7,7 +7,7 @@ import numpy as np
 from pyflyt_like.batch.randomization import check_randomize
 from pyflyt_like.core import Aviary
 
-from ..kinematics import Kinematics
+from ..kinematics import Kinematics, heading
 
 # What PyBullet can change on a built body; the batched engine draws the other keys.
 TWIN_RANDOMIZE_KEYS = ("mass", "inertia")
@@ -43,6 +43,8 @@ class PyBulletBackend:
         self.aviary.set_mode(mode)
         self._pos, self._rot = np.zeros((1, 3)), np.zeros((1, 3, 3))
         self._vel, self._ang_vel = np.zeros((1, 3)), np.zeros((1, 3))
+        self._yaw = np.zeros(1)
+        self.setpoints = np.zeros((1, self.drone.setpoint_size_of(mode)))
 
     def reset(self, mask: np.ndarray, start_pos: np.ndarray, start_orn: np.ndarray,
               seed: int, rng: np.random.Generator | None = None) -> None:
@@ -65,9 +67,9 @@ class PyBulletBackend:
         self.aviary.changeDynamics(self.drone.Id, -1, mass=mass,
                                    localInertiaDiagonal=inertia.tolist())
 
-    def step(self, setpoints: np.ndarray, n_steps: int) -> None:
-        """Hold a (1, k) setpoint for ``n_steps`` physics steps."""
-        self.aviary.set_setpoint(0, setpoints[0])
+    def step(self, n_steps: int) -> None:
+        """Hold :attr:`setpoints` (1, k) for ``n_steps`` physics steps."""
+        self.aviary.set_setpoint(0, self.setpoints[0])
         for _ in range(n_steps):
             self.aviary.step()
 
@@ -77,7 +79,8 @@ class PyBulletBackend:
         self._rot[0] = drone.rotation_matrix
         self._vel[0] = drone.world_velocity
         self._ang_vel[0] = drone.state[0]
-        return Kinematics(self._pos, self._rot, self._vel, self._ang_vel)
+        self._yaw[0] = heading(self._rot[0])
+        return Kinematics(self._pos, self._rot, self._vel, self._ang_vel, self._yaw)
 
     def show(self, pos: np.ndarray, quat: np.ndarray) -> None:
         """Place the drone at ``pos`` (3,) [m] with ``quat`` (4,) (x, y, z, w), for pictures."""
