@@ -19,7 +19,7 @@ from pyflyt_like.control.fixedwing_attitude import (
 )
 from pyflyt_like.core import Aviary
 
-MODELS = Path(__file__).resolve().parents[2] / "pyflyt_like" / "models" / "vehicles"
+MODELS = Path(__file__).resolve().parents[3] / "pyflyt_like" / "models" / "vehicles"
 ALTITUDE = 50.0  # m
 
 

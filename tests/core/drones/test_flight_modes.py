@@ -16,7 +16,7 @@ import pytest
 
 from pyflyt_like.core.abstractions import ControlClass
 
-from ._helpers import (
+from .._helpers import (
     MASS,
     THRUST_COEF,
     TORQUE_COEF,
