@@ -45,7 +45,8 @@ class Allocator:
 
     Args:
         matrix: (4, n) actuation matrix from :func:`actuation_matrix`.
-        min_speed, max_speed: (n,) rotor speed limits, in the model's unit.
+        min_speed: (n,) lowest rotor speeds, in the model's unit.
+        max_speed: (n,) highest rotor speeds, in the model's unit.
     """
 
     def __init__(self, matrix: np.ndarray, min_speed: np.ndarray, max_speed: np.ndarray):

@@ -108,8 +108,8 @@ class FixedwingAttitude:
         """Body rates [rad/s] that bring the attitude to ``roll``, ``pitch`` [rad].
 
         Args:
-            roll, pitch: the attitude setpoint (FLU: positive roll = right wing down,
-                positive pitch = nose down).
+            roll: roll setpoint [rad] (FLU: positive roll = right wing down).
+            pitch: pitch setpoint [rad] (FLU: positive pitch = nose down).
             rotation: (3, 3) body-to-ground rotation matrix.
             feedforward: (3,) body rates [rad/s] added before the limits (a steady turn's).
         """

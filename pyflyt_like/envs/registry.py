@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any
 
+__all__ = ["ENVS", "MULTIROTOR_TASKS", "MULTIROTOR_TASK_CLASSES", "MULTI_AGENT_SCENES",
+           "PYBULLET_TASKS", "EnvEntry", "env_id", "load"]
+
 NAMESPACE = "pyflyt_like"
 PACKAGE = "pyflyt_like.envs"
 

@@ -1,6 +1,6 @@
 """Mission sweeps: parameter parsing, the grid, flying it in this process, the CSV, the CLI.
 
-Flying on Ray is tested on a real cluster in tests/integration/test_sweep_cluster.py."""
+Flying on Ray is tested on a real cluster in tests/ray_cluster/test_sweep_cluster.py."""
 
 import csv
 import importlib.util

@@ -1,11 +1,11 @@
 """A mission recorded to MP4 with the chase camera, headless."""
 
-import pytest
 
 from pyflyt_like.missions.mission import Mission
 from pyflyt_like.missions.runner import run_mission
+from tests.extras import require_extra
 
-imageio = pytest.importorskip("imageio.v2")
+imageio = require_extra("video", "imageio.v2")
 
 
 def test_video_has_a_frame_per_thirtieth_of_a_second(tmp_path):
