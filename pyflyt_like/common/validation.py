@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import os
 from collections.abc import Sequence
 
 import numpy as np
@@ -90,18 +92,73 @@ def check_rng(name: str, value: object) -> np.random.Generator:
     return value
 
 
-def check_positive_int(name: str, value: object) -> int:
-    """Return ``value`` as an int if it is a positive integer, else raise.
+def check_positive_int(name: str, value: object, maximum: int | None = None) -> int:
+    """Return ``value`` as an int if it is a positive integer (at most ``maximum``, if
+    given), else raise.
 
     Raises:
         TypeError: ``value`` is not an int (``"240"``, ``240.0``, ``True``).
-        ValueError: it is an int <= 0.
+        ValueError: it is an int <= 0, or above ``maximum``.
     """
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{name} must be a positive integer, got {value!r}")
     if value <= 0:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be a positive integer <= {maximum}, got {value!r}")
     return int(value)
+
+
+MAX_SEED = 2**63 - 1
+
+
+def check_seed(name: str, value: object) -> int | None:
+    """Return ``value`` if it is None (no seed) or an int in [0, 2**63) (Python or numpy,
+    not a bool), else raise naming ``name``.
+
+    Raises:
+        TypeError: ``value`` is not an int (``1.5``, ``"3"``, ``True``).
+        ValueError: it is negative or too large.
+    """
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be None or an integer >= 0, got {value!r}")
+    if not 0 <= value <= MAX_SEED:
+        raise ValueError(f"{name} must be None or an integer in [0, 2**63), got {value!r}")
+    return int(value)
+
+
+#: The share of the machine's physical memory one object may ask for.
+MEMORY_SHARE = 0.5
+
+
+def memory_limit_bytes() -> float:
+    """Half of this machine's physical memory [bytes] (inf where the OS does not say)."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # no sysconf (Windows): no cap
+        return math.inf
+    return MEMORY_SHARE * total if total > 0 else math.inf
+
+
+def check_memory(what: str, n_bytes: float, hint: str = "") -> None:
+    """Refuse, before anything is allocated, an object that would need more than
+    :func:`memory_limit_bytes`.
+
+    Args:
+        what: the argument(s) that size it, e.g. ``"n_worlds=10**9"``.
+        n_bytes: the estimated memory [bytes].
+        hint: what to change, appended to the message.
+
+    Raises:
+        ValueError: naming ``what``, the estimate and the limit in GiB.
+    """
+    limit = memory_limit_bytes()
+    if n_bytes > limit:
+        message = (f"{what} needs about {n_bytes / 2**30:.3g} GiB, more than the "
+                   f"{limit / 2**30:.3g} GiB allowed (half this machine's memory)")
+        raise ValueError(f"{message}; {hint}" if hint else message)
 
 
 def check_positive_float(name: str, value: object) -> float:

@@ -464,3 +464,28 @@ def test_floor_height_holds_the_drone():
     assert sim.contact[0, 0] and sim.crashed[0, 0]
     sim.step(100)  # it stays there
     assert sim.pos[0, 0, 2] == 0.2 and sim.contact[0, 0]
+
+
+# ---------------------------------------------------------------------------- 6. control rate
+@pytest.mark.parametrize(("physics_hz", "expected"), [(480, 240), (500, 500), (240, 240)])
+def test_the_default_control_rate_is_one_rule_on_both_engines(physics_hz, expected):
+    """The YAML's 240 Hz where it divides the physics rate, else the physics rate: the
+    batched engine and the PyBullet Multirotor choose alike."""
+    from pyflyt_like.core import Aviary
+
+    sim = BatchedAviary(drone_model="crazyflie21", physics_hz=physics_hz)
+    with Aviary(start_pos=np.array([[0.0, 0.0, 1.0]]), start_orn=np.zeros((1, 3)),
+                drone_type="multirotor", drone_options=dict(drone_model="crazyflie21"),
+                physics_hz=physics_hz, seed=0) as aviary:
+        assert aviary.drones[0].control_hz == sim.control_hz == expected
+
+
+def test_a_given_control_rate_must_divide_the_physics_rate_on_both_engines():
+    from pyflyt_like.core import Aviary
+
+    with pytest.raises(ValueError, match="control_hz"):
+        BatchedAviary(drone_model="crazyflie21", physics_hz=500, control_hz=240)
+    with pytest.raises(ValueError, match="control_hz"):
+        Aviary(start_pos=np.array([[0.0, 0.0, 1.0]]), start_orn=np.zeros((1, 3)),
+               drone_type="multirotor",
+               drone_options=dict(drone_model="crazyflie21", control_hz=240), physics_hz=500)

@@ -9,9 +9,13 @@ import pytest
 
 from pyflyt_like.common.validation import (
     check_choice,
+    check_memory,
     check_non_negative_float,
+    check_positive_int,
     check_positive_int_tuple,
+    check_seed,
     check_unit_interval,
+    memory_limit_bytes,
 )
 
 
@@ -73,3 +77,31 @@ def test_check_choice_returns_an_allowed_string():
 def test_check_choice_rejects_listing_the_choices(value):
     with pytest.raises(ValueError, match=r"activation must be one of \['relu', 'tanh'\]"):
         check_choice("activation", value, ("tanh", "relu"))
+
+
+# ---------------------------------------------------------------------------- seeds, sizes
+@pytest.mark.parametrize("value", [None, 0, 7, np.int64(3), np.uint32(5), 2**63 - 1])
+def test_check_seed_accepts_none_and_non_negative_ints(value):
+    assert check_seed("seed", value) == (None if value is None else int(value))
+
+
+@pytest.mark.parametrize(("value", "error"), [
+    (-1, ValueError), (2**63, ValueError), (1.5, TypeError), ("3", TypeError),
+    (True, TypeError), (np.bool_(False), TypeError), ([1], TypeError), (3 + 0j, TypeError)])
+def test_check_seed_refuses_naming_the_argument(value, error):
+    with pytest.raises(error, match="seed"):
+        check_seed("seed", value)
+
+
+def test_check_positive_int_takes_a_maximum():
+    assert check_positive_int("n_steps", 5, maximum=5) == 5
+    with pytest.raises(ValueError, match=r"n_steps must be a positive integer <= 5"):
+        check_positive_int("n_steps", 6, maximum=5)
+
+
+def test_check_memory_names_the_argument_the_estimate_and_the_limit():
+    check_memory("n_worlds=1", 1e3)
+    with pytest.raises(ValueError, match=r"n_worlds=10\*\*12 needs about .* GiB, more than the "
+                                         r".* GiB allowed.*; use fewer worlds"):
+        check_memory("n_worlds=10**12", 1e18, "use fewer worlds")
+    assert 0 < memory_limit_bytes() < math.inf
