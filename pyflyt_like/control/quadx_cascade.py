@@ -17,14 +17,22 @@ from typing import Any
 import numpy as np
 
 from pyflyt_like.common.angles import wrap_angle
+from pyflyt_like.common.flight_modes import FlightMode
 
 from .mixers import mix_with_attitude_priority
 from .pid import PID
 
-ALTITUDE_MODES = (2, 3, 4, 7)
-RATE_MODES = (0, 2)
-ANGLE_MODES = (1, 3)
-YAW_RATE_MODES = (4, 5, 6)
+_F = FlightMode
+# PyFlyt's QuadX modes -1..7 (docs/quadx.md), as plain ints: they appear in error messages
+QUADX_MODES = tuple(int(m) for m in (
+    _F.ACTUATORS, _F.RATES, _F.ATTITUDE, _F.RATES_ALTITUDE, _F.ATTITUDE_ALTITUDE,
+    _F.BODY_VELOCITY_ALTITUDE, _F.BODY_VELOCITY_CLIMB, _F.GROUND_VELOCITY_CLIMB, _F.POSITION))
+ALTITUDE_MODES = tuple(int(m) for m in (_F.RATES_ALTITUDE, _F.ATTITUDE_ALTITUDE,
+                                        _F.BODY_VELOCITY_ALTITUDE, _F.POSITION))
+RATE_MODES = (int(_F.RATES), int(_F.RATES_ALTITUDE))
+ANGLE_MODES = (int(_F.ATTITUDE), int(_F.ATTITUDE_ALTITUDE))
+YAW_RATE_MODES = tuple(int(m) for m in (_F.BODY_VELOCITY_ALTITUDE, _F.BODY_VELOCITY_CLIMB,
+                                        _F.GROUND_VELOCITY_CLIMB))
 
 
 def _clip(value: float, limit: float) -> float:
@@ -104,7 +112,7 @@ class QuadXCascade:
             rate_setpoint = (_clip(kr * (roll_setpoint - roll), lr),
                              _clip(kp * (pitch_setpoint - pitch), lp), _clip(yaw_rate, ly))
         torque = self.rate.step_values(rates, rate_setpoint)
-        if mode == 0:
+        if mode == _F.RATES:
             throttle = s3
         else:
             climb_setpoint = s3
@@ -126,10 +134,10 @@ class QuadXCascade:
         vx, vy = float(world_velocity[0]), float(world_velocity[1])
         heading_velocity = (cos_yaw * vx + sin_yaw * vy, -sin_yaw * vx + cos_yaw * vy)
         yaw_error = 0.0
-        if mode in (4, 5):
+        if mode in (_F.BODY_VELOCITY_ALTITUDE, _F.BODY_VELOCITY_CLIMB):
             velocity_setpoint = (s0, s1)
         else:
-            if mode == 6:
+            if mode == _F.GROUND_VELOCITY_CLIMB:
                 gx, gy = s0, s1
             else:
                 gx = _clip(self.position_gain[0] * (s0 - position[0]), self.velocity_limits[0])

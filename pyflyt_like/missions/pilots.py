@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from pyflyt_like.common.flight_modes import FlightMode
 from pyflyt_like.control.flatness import FlatReference
 
 from .flight_log import FlightLog
@@ -82,7 +83,7 @@ class TrajectoryPilot:
             actuators = tuple(f"rotor{i}" for i in range(drone.n_propellers))
             units = (f"rotor speed [{drone.rotor_speed_unit}]",) * drone.n_propellers
         self.log = FlightLog(spec.name, SETPOINT_NAMES, actuators, units)
-        drone.set_mode(7)
+        drone.set_mode(FlightMode.POSITION)
         self._reference = np.array(spec.start_position)
         # Without feed-forward, a position loop v = k (p_sp - p) lags; leading the setpoint
         # by v_ref / k makes it command the reference velocity when on track.
@@ -173,7 +174,7 @@ class GuidancePilot:
         self.completion_time: float | None = None
         self.log = FlightLog(spec.name, ("sp_heading", "sp_airspeed", "sp_unused",
                                          "sp_altitude"), *wing_actuators(drone))
-        drone.set_mode(2)
+        drone.set_mode(FlightMode.HEADING_AUTOPILOT)
         # Time the path takes at the slowest leg's speed [s] (the duration check uses it).
         self.duration = self.path.length / min(self.speeds)
         self._setpoint = drone.setpoint.copy()

@@ -35,6 +35,8 @@ import math
 
 import numpy as np
 
+from pyflyt_like.common.flight_modes import FlightMode
+
 from .flight_log import FlightLog
 from .mission import MissionError, VehicleSpec
 from .path_following import FlyablePath, PathGuidance
@@ -84,7 +86,7 @@ class QuadplanePilot:
                              *wing_actuators(drone))
         first = self.targets[0]
         self._yaw = math.atan2(first[1] - self.start[1], first[0] - self.start[0])
-        drone.set_mode(7)
+        drone.set_mode(FlightMode.POSITION)
         self._reference = self.start.copy()
         self._goal = np.array((self.start[0], self.start[1], float(first[2])))
         self._rate = self.climb_rate

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pybullet
 
+from pyflyt_like.common.flight_modes import FlightMode
 from pyflyt_like.common.validation import as_float_array
 from pyflyt_like.control.fixedwing_attitude import FixedwingAttitude
 from pyflyt_like.control.fixedwing_autopilot import FixedwingAutopilot
@@ -17,7 +18,7 @@ from ..abstractions.modal_drone import ModalDrone
 from ..abstractions.motors import Motors
 
 SURFACE_COMMANDS = 5  # left aileron, right aileron, elevator, rudder, flaps
-ALTITUDE_HOLD, CLIMB_RATE_HOLD = 2, 3
+ALTITUDE_HOLD, CLIMB_RATE_HOLD = FlightMode.HEADING_AUTOPILOT, FlightMode.BANK_AUTOPILOT
 
 
 class Fixedwing(ModalDrone):
@@ -53,7 +54,8 @@ class Fixedwing(ModalDrone):
         starting_velocity: (3,) body-frame spawn velocity [m/s]; default from the YAML.
     """
 
-    modes = (-1, 0, 1, ALTITUDE_HOLD, CLIMB_RATE_HOLD)
+    modes = tuple(int(m) for m in (FlightMode.ACTUATORS, FlightMode.RATES,
+                                   FlightMode.ATTITUDE, ALTITUDE_HOLD, CLIMB_RATE_HOLD))
 
     def __init__(self, p, start_pos, start_orn, control_hz: int | None = None,
                  physics_hz: int = 240, drone_model: str = "fixedwing",
@@ -100,7 +102,7 @@ class Fixedwing(ModalDrone):
         return float(np.linalg.norm(self.air_velocity()))
 
     def setpoint_size_of(self, mode: int) -> int:
-        return SURFACE_COMMANDS + 1 if mode == -1 else 4
+        return SURFACE_COMMANDS + 1 if mode == FlightMode.ACTUATORS else 4
 
     def _give_starting_velocity(self) -> None:
         rotation = np.array(pybullet.getMatrixFromQuaternion(self.start_orn)).reshape(3, 3)
@@ -125,7 +127,7 @@ class Fixedwing(ModalDrone):
             self.autopilot.reset()
 
     def preset_setpoint(self, mode: int) -> np.ndarray:
-        if mode == 1:  # hold the current attitude, no turn, current throttle
+        if mode == FlightMode.ATTITUDE:  # hold the current attitude, no turn, current throttle
             roll, pitch, _ = self.state[1]
             return np.array((roll, pitch, 0.0, self.thrust_command[0]))
         if mode in (ALTITUDE_HOLD, CLIMB_RATE_HOLD):  # hold course (or wings level), speed
@@ -138,7 +140,7 @@ class Fixedwing(ModalDrone):
         return np.zeros(self.setpoint_size_of(mode))
 
     def control(self, mode: int, setpoint: np.ndarray) -> None:
-        if mode == -1:
+        if mode == FlightMode.ACTUATORS:
             self.surface_command[:] = setpoint[:SURFACE_COMMANDS]  # the surfaces clip them
             self.thrust_command[0] = min(max(setpoint[SURFACE_COMMANDS], 0.0), 1.0)
             return
@@ -158,8 +160,10 @@ class Fixedwing(ModalDrone):
             return
         # Clipped to their range before mixing: mixing huge commands (1e308) by a model's
         # mixer could overflow, and inf - inf is NaN.
-        rpy = (np.array([min(max(v, -1.0), 1.0) for v in setpoint[:3].tolist()]) if mode == 0
-               else np.array(self.attitude.step(setpoint, self.state, self.rotation_matrix)))
+        if mode == FlightMode.RATES:
+            rpy = np.array([min(max(v, -1.0), 1.0) for v in setpoint[:3].tolist()])
+        else:
+            rpy = np.array(self.attitude.step(setpoint, self.state, self.rotation_matrix))
         self.surface_command[:] = self.mixer @ rpy
         self.thrust_command[0] = min(max(setpoint[3], 0.0), 1.0)
 

@@ -7,13 +7,14 @@ from pathlib import Path
 import numpy as np
 
 from pyflyt_like.common.angles import wrap_angle
+from pyflyt_like.common.flight_modes import FlightMode
 from pyflyt_like.control.quadx_cascade import QuadXCascade
 
 from ..abstractions.motors import Motors
 from .fixedwing import ALTITUDE_HOLD, CLIMB_RATE_HOLD, SURFACE_COMMANDS, Fixedwing
 
 LIFT_MOTORS = 4
-HOVER, TRANSITION = 7, 8
+HOVER, TRANSITION = FlightMode.POSITION, FlightMode.TRANSITION
 
 
 class QuadPlane(Fixedwing):
@@ -42,7 +43,9 @@ class QuadPlane(Fixedwing):
     Takes the :class:`Fixedwing` options; spawns at rest by default.
     """
 
-    modes = (-1, 0, 1, ALTITUDE_HOLD, CLIMB_RATE_HOLD, HOVER, TRANSITION)
+    modes = tuple(int(m) for m in (FlightMode.ACTUATORS, FlightMode.RATES,
+                                   FlightMode.ATTITUDE, ALTITUDE_HOLD, CLIMB_RATE_HOLD,
+                                   HOVER, TRANSITION))
 
     def __init__(self, p, start_pos, start_orn, control_hz: int | None = None,
                  physics_hz: int = 240, drone_model: str = "quadplane",
@@ -141,7 +144,7 @@ class QuadPlane(Fixedwing):
             self.setpoint = np.array((x, y, float(self.state[1][2]), altitude))
 
     def setpoint_size_of(self, mode: int) -> int:
-        return SURFACE_COMMANDS + 1 + LIFT_MOTORS if mode == -1 else 4
+        return SURFACE_COMMANDS + 1 + LIFT_MOTORS if mode == FlightMode.ACTUATORS else 4
 
     def reset_components(self) -> None:
         super().reset_components()
@@ -167,7 +170,7 @@ class QuadPlane(Fixedwing):
         if self.transition_target is not None:
             self._hand_over()
             mode, setpoint = self.mode, self.setpoint
-        if mode == -1:
+        if mode == FlightMode.ACTUATORS:
             super().control(-1, setpoint[:SURFACE_COMMANDS + 1])
             self.lift_command[:] = setpoint[SURFACE_COMMANDS + 1:]
         elif mode == HOVER:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from pyflyt_like.control.quadx_cascade import ALTITUDE_MODES, QuadXCascade
+from pyflyt_like.common.flight_modes import FlightMode
+from pyflyt_like.control.quadx_cascade import ALTITUDE_MODES, QUADX_MODES, QuadXCascade
 
 from ..abstractions.boring_bodies import BoringBodies
 from ..abstractions.modal_drone import ModalDrone
@@ -35,7 +36,7 @@ class QuadX(ModalDrone):
         noise: multiply the YAML's motor ``noise_ratio`` (0 disables motor noise).
     """
 
-    modes = (-1, 0, 1, 2, 3, 4, 5, 6, 7)
+    modes = QUADX_MODES
 
     def __init__(self, p, start_pos, start_orn, control_hz: int | None = None,
                  physics_hz: int = 240, drone_model: str = "cf2x",
@@ -93,7 +94,7 @@ class QuadX(ModalDrone):
 
     def preset_setpoint(self, mode: int) -> np.ndarray:
         setpoint = np.zeros(4)
-        if mode == 7:
+        if mode == FlightMode.POSITION:
             x, y, z = self.state[3]
             setpoint[:] = (x, y, self.state[1, 2], z)
         elif mode in ALTITUDE_MODES:
@@ -101,7 +102,7 @@ class QuadX(ModalDrone):
         return setpoint
 
     def control(self, mode: int, setpoint: np.ndarray) -> None:
-        if mode == -1:
+        if mode == FlightMode.ACTUATORS:
             self.pwm[:] = setpoint
         else:
             self.pwm[:] = self.cascade.step(mode, setpoint, self.state, self.world_velocity)
