@@ -13,6 +13,10 @@ a CPU-only machine (the default wheel pulls CUDA, several GB), then ``pip instal
 
 Usage: python examples/train_batched_ppo.py --task Multirotor-Hover-v0 [--minutes 5]
        [--num-envs 1024] [--threads 2] [--eval-episodes 100] [--out runs]
+
+Every option is checked against its range (``--help`` lists them) before torch or the
+simulator is loaded, and ``--num-envs`` against the memory before the simulator is; a bad
+one exits with status 2 and one line on stderr.
 """
 
 from __future__ import annotations
@@ -27,10 +31,14 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-import gymnasium
 import numpy as np
 
-import pyflyt_like.envs  # noqa: F401  (registers the ids)
+MAX_NUM_ENVS = 2**20  # batched worlds; the recipes use 1024, the benchmarks up to 16 384
+MAX_EVAL_EPISODES = 100_000  # each is also a batched world, and an episode of the twin
+MAX_MINUTES = 365 * 24 * 60.0  # a year of training
+MAX_TOTAL_STEPS = 2**63 - 1  # the int64 range of the step counters
+MAX_SEED = 2**63 - 1  # numpy's and torch's seeds
+CPUS = os.cpu_count() or 1  # the most --threads and --eval-workers: more only slows down
 
 # Per task: PPO settings found to train within the time given here on a 2-core machine
 # (docs/training.md has the measured figures).
@@ -51,6 +59,74 @@ METRICS = {
     "Multirotor-Track-v0": ("tracking_error", "RMS tracking error [m]", "rms"),
     "Multirotor-Land-v0": ("landed", "soft landings on the pad (fraction)", "last"),
 }
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line on stderr and exit status 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def int_in(low: int, high: int):
+    """An argparse type: an integer in [low, high] (no floats, no expressions)."""
+    def convert(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be an integer in [{low}, {high}], "
+                                             f"got {text!r}")
+        return value
+
+    return convert
+
+
+def minutes_in(text: str) -> float:
+    """An argparse type: a finite number of minutes in (0, MAX_MINUTES]."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 < value <= MAX_MINUTES:  # also refuses NaN
+        raise argparse.ArgumentTypeError(f"must be a number of minutes in (0, {MAX_MINUTES:g}]"
+                                         f", got {text!r}")
+    return value
+
+
+def make_parser() -> argparse.ArgumentParser:
+    parser = OneLineParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--task", default="Multirotor-Hover-v0", choices=sorted(RECIPES))
+    parser.add_argument("--num-envs", type=int_in(1, MAX_NUM_ENVS), default=1024,
+                        help=f"batched envs to train on, 1 to {MAX_NUM_ENVS}")
+    parser.add_argument("--minutes", type=minutes_in, default=None,
+                        help=f"training wall-time budget, > 0 and <= {MAX_MINUTES:g} "
+                             f"(default: the task's recipe)")
+    parser.add_argument("--total-steps", type=int_in(1, MAX_TOTAL_STEPS), default=10**9,
+                        help="env-step budget, >= 1 (training stops at whichever comes first)")
+    parser.add_argument("--threads", type=int_in(1, CPUS), default=min(2, CPUS),
+                        help=f"torch.set_num_threads, 1 to {CPUS} (the CPUs)")
+    parser.add_argument("--eval-episodes", type=int_in(1, MAX_EVAL_EPISODES), default=100,
+                        help=f"episodes of each evaluation, 1 to {MAX_EVAL_EPISODES}")
+    parser.add_argument("--eval-workers", type=int_in(1, CPUS), default=min(2, CPUS),
+                        help=f"processes for the PyBullet evaluation, 1 to {CPUS}")
+    parser.add_argument("--flight-mode", type=int, default=1, choices=(-1, 0, 1))
+    parser.add_argument("--seed", type=int_in(0, MAX_SEED), default=0,
+                        help="training seed, 0 to 2**63 - 1")
+    parser.add_argument("--out", type=Path, default=Path("runs"),
+                        help="folder for the results (created if missing)")
+    return parser
+
+
+def load_tasks():
+    """gymnasium with the pyflyt_like ids registered; loaded only once the arguments are
+    checked, since it loads the simulator."""
+    import gymnasium
+
+    import pyflyt_like.envs  # noqa: F401  (registers the ids)
+
+    return gymnasium
 
 
 def episode_summary(env, policy, seed: int) -> tuple[float, float, int]:
@@ -76,7 +152,7 @@ def _twin_chunk(args: tuple) -> list[tuple[float, float, int]]:
     env_id, options, path, seeds = args
     torch.set_num_threads(1)
     policy = PPOPolicy.load(path)
-    env = gymnasium.make(f"pyflyt_like/{env_id}", **options)
+    env = load_tasks().make(f"pyflyt_like/{env_id}", **options)
     try:
         return [episode_summary(env, policy, seed) for seed in seeds]
     finally:
@@ -102,8 +178,8 @@ def evaluate_batched(env_id: str, options: dict, policy, episodes: int,
     """(episodes, 3) return, metric, steps of the first episode of ``episodes`` batched
     worlds, all stepped together."""
     key, _, kind = METRICS[env_id]
-    envs = gymnasium.make_vec(f"pyflyt_like/{env_id}", num_envs=episodes,
-                              vectorization_mode="vector_entry_point", **options)
+    envs = load_tasks().make_vec(f"pyflyt_like/{env_id}", num_envs=episodes,
+                                 vectorization_mode="vector_entry_point", **options)
     observation, _ = envs.reset(seed=seed)
     returns, squares, last = np.zeros(episodes), np.zeros(episodes), np.zeros(episodes)
     steps = np.zeros(episodes, np.int64)
@@ -151,43 +227,57 @@ def write_json(data, path: Path) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--task", default="Multirotor-Hover-v0", choices=sorted(RECIPES))
-    parser.add_argument("--num-envs", type=int, default=1024)
-    parser.add_argument("--minutes", type=float, default=None,
-                        help="training wall-time budget (default: the task's recipe)")
-    parser.add_argument("--total-steps", type=int, default=10**9,
-                        help="env-step budget (training stops at whichever comes first)")
-    parser.add_argument("--threads", type=int, default=2, help="torch.set_num_threads")
-    parser.add_argument("--eval-episodes", type=int, default=100)
-    parser.add_argument("--eval-workers", type=int, default=2,
-                        help="processes for the PyBullet evaluation")
-    parser.add_argument("--flight-mode", type=int, default=1, choices=(-1, 0, 1))
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=Path("runs"))
+    parser = make_parser()
     args = parser.parse_args()
     try:
         import torch
 
+        from pyflyt_like.common.validation import NumericalError, check_memory
         from pyflyt_like.training import PPOConfig, train_ppo
+        from pyflyt_like.training.memory import training_memory_bytes
     except ImportError:
         sys.exit("this example needs torch: pip install torch --index-url "
                  "https://download.pytorch.org/whl/cpu, then pip install 'pyflyt_like[rl]'")
-    if args.num_envs <= 0 or args.eval_episodes <= 0 or args.threads <= 0:
-        parser.error("--num-envs, --eval-episodes and --threads must be positive")
-    torch.set_num_threads(args.threads)
     recipe = dict(RECIPES[args.task])
-    minutes = recipe.pop("minutes") if args.minutes is None else args.minutes
-    recipe.pop("minutes", None)
+    recipe_minutes = recipe.pop("minutes")
+    minutes = recipe_minutes if args.minutes is None else args.minutes
     options = dict(flight_mode=args.flight_mode)
-    args.out.mkdir(parents=True, exist_ok=True)
     stem = args.task.removesuffix("-v0")
+    config = PPOConfig(total_steps=args.total_steps, seed=args.seed, **recipe)
 
-    envs = gymnasium.make_vec(f"pyflyt_like/{args.task}", num_envs=args.num_envs,
-                              vectorization_mode="vector_entry_point", **options)
+    # A --num-envs in range can still be too big for this machine's memory. Checked with
+    # 1-D spaces (a lower bound) before the simulator is loaded, then with the task's own.
+    def memory_error(obs_dim: int, act_dim: int) -> str | None:
+        try:
+            check_memory(f"--num-envs {args.num_envs} (rollouts of {config.n_steps} steps)",
+                         training_memory_bytes(config.n_steps, args.num_envs, obs_dim, act_dim,
+                                               config.hidden_sizes, config.n_minibatches),
+                         hint="use fewer envs")
+        except ValueError as error:
+            return f"argument {error}"
+        return None
+
+    if error := memory_error(1, 1):
+        parser.error(error)
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:  # also an existing file of that name
+        parser.error(f"argument --out: cannot create folder {str(args.out)!r}: "
+                     f"{error.strerror or error}")
+    if not os.access(args.out, os.W_OK | os.X_OK):
+        parser.error(f"argument --out: cannot write into {str(args.out)!r}")
+    torch.set_num_threads(args.threads)
+    try:  # the engine checks its own memory too
+        envs = load_tasks().make_vec(f"pyflyt_like/{args.task}", num_envs=args.num_envs,
+                                     vectorization_mode="vector_entry_point", **options)
+    except ValueError as error:
+        parser.error(f"argument --num-envs: {error}")
+    if error := memory_error(envs.single_observation_space.shape[0],
+                             envs.single_action_space.shape[0]):
+        envs.close()
+        parser.error(error)
     max_return = (envs.unwrapped.episodes.max_steps if args.task == "Multirotor-Hover-v0"
                   else None)
-    config = PPOConfig(total_steps=args.total_steps, seed=args.seed, **recipe)
     deadline = time.perf_counter() + 60.0 * minutes
 
     def report(row: dict) -> bool:
@@ -198,8 +288,12 @@ def main() -> None:
 
     print(f"training {args.task} on {args.num_envs} batched envs for up to {minutes:g} min "
           f"({args.threads} torch threads)")
-    policy, history = train_ppo(envs, config, callback=report)
-    envs.close()
+    try:
+        policy, history = train_ppo(envs, config, callback=report)
+    except NumericalError as error:  # the run failed (exit 1), in one line too
+        sys.exit(f"{parser.prog}: training failed: {error}")
+    finally:
+        envs.close()
     trained_s, steps = history[-1]["wall_time_s"], history[-1]["env_steps"]
     policy_path = args.out / f"{stem}.pt"
     policy.save(policy_path)

@@ -13,7 +13,8 @@ except ImportError as error:
 from .algorithm import train_ppo
 from .config import PPOConfig
 from .evaluation import evaluate_policy
-from .policy import PPOPolicy
+from .policy import CheckpointError, PPOPolicy
 from .rollout import compute_gae
 
-__all__ = ["PPOConfig", "PPOPolicy", "compute_gae", "evaluate_policy", "train_ppo"]
+__all__ = ["CheckpointError", "PPOConfig", "PPOPolicy", "compute_gae", "evaluate_policy",
+           "train_ppo"]

@@ -10,6 +10,7 @@ Optimization Algorithms", arXiv:1707.06347).
 from __future__ import annotations
 
 import math
+import secrets
 import time
 from collections.abc import Callable
 from typing import Any
@@ -18,7 +19,10 @@ import torch
 from gymnasium.vector import AutoresetMode, VectorEnv
 from torch import nn
 
+from pyflyt_like.common.validation import NumericalError, check_positive_int
+
 from .config import PPOConfig
+from .memory import check_training_memory
 from .policy import PPOPolicy, box_space_sizes
 from .rollout import EnvCursor, RolloutBuffers, RolloutSummary, collect_rollout, compute_gae
 
@@ -36,13 +40,14 @@ def train_ppo(vector_env: VectorEnv, config: PPOConfig,
     spaces and ``metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP``. It is reset once,
     with ``seed=config.seed``, and then only stepped. Training uses torch's current thread
     count and leaves torch's global generator untouched (a private one is seeded from
-    ``config.seed``), so the same seed and env give the same run.
+    ``config.seed``), so the same seed and env give the same run (``seed=None``: a seed
+    drawn from the OS).
 
     Args:
         vector_env: the env, N = ``num_envs``.
         config: hyperparameters.
-        callback: called with each history row after its iteration; returning False stops
-            training (None or anything else continues).
+        callback: None, or called with each history row after its iteration; returning
+            False stops training (None or anything else continues).
 
     Returns:
         The trained policy and one history dict per iteration with ``iteration`` (from 1),
@@ -52,23 +57,42 @@ def train_ppo(vector_env: VectorEnv, config: PPOConfig,
         ``policy_loss``, ``value_loss`` (0.5 * mean squared error, scaled rewards),
         ``entropy`` (per sample, nats), ``approx_kl`` and ``clip_fraction`` (means over the
         minibatches).
+
+    Raises:
+        TypeError: ``vector_env``, ``config`` or ``callback`` of the wrong kind, or spaces
+            that are not 1-D Boxes.
+        ValueError: another autoreset mode, ``n_minibatches`` above ``num_envs * n_steps``,
+            or a run whose estimated memory
+            (:func:`~pyflyt_like.training.memory.training_memory_bytes`) exceeds half the
+            machine's. All of these are raised before the env is reset or anything is
+            allocated.
+        NumericalError: the env returned NaN or inf observations or rewards, or the policy's
+            parameters stopped being finite (training diverged); checked once per
+            iteration.
     """
     if not isinstance(config, PPOConfig):
         raise TypeError(f"config must be a PPOConfig, got {config!r}")
+    if callback is not None and not callable(callback):
+        raise TypeError(f"callback must be None or a callable taking a history row, "
+                        f"got {callback!r}")
     obs_dim, act_dim = _check_vector_env(vector_env)
-    n_envs, n_steps = int(vector_env.num_envs), config.n_steps
+    n_envs = check_positive_int("vector_env.num_envs", vector_env.num_envs)
+    n_steps = config.n_steps
     batch = n_envs * n_steps
     if config.n_minibatches > batch:
         raise ValueError(f"n_minibatches={config.n_minibatches} exceeds the rollout size "
                          f"num_envs * n_steps = {batch}")
+    check_training_memory(n_steps, n_envs, obs_dim, act_dim, config.hidden_sizes,
+                          config.n_minibatches)
     n_iterations = math.ceil(config.total_steps / batch)
+    seed = secrets.randbits(63) if config.seed is None else config.seed
 
     policy = PPOPolicy.from_spaces(vector_env.single_observation_space,
-                                   vector_env.single_action_space, config)
-    gen = torch.Generator().manual_seed(config.seed)
+                                   vector_env.single_action_space, config, seed=seed)
+    gen = torch.Generator().manual_seed(seed)
     optimizer = _make_adam(policy, config.learning_rate)
     buffers = RolloutBuffers.allocate(n_steps, n_envs, obs_dim, act_dim)
-    cursor = EnvCursor.reset(vector_env, config.seed)
+    cursor = EnvCursor.reset(vector_env, seed)
     history: list[dict[str, Any]] = []
     start = time.perf_counter()
 
@@ -79,6 +103,7 @@ def train_ppo(vector_env: VectorEnv, config: PPOConfig,
         summary = collect_rollout(vector_env, policy, buffers, cursor, gen,
                                   reward_scale=config.reward_scale,
                                   track_obs_stats=config.normalize_observations)
+        _check_rollout_finite(buffers, summary, iteration, config.reward_scale)
         advantages, returns = compute_gae(buffers.rewards, buffers.values, buffers.terminated,
                                           buffers.truncated, buffers.valid, config.gamma,
                                           config.gae_lambda)
@@ -86,6 +111,7 @@ def train_ppo(vector_env: VectorEnv, config: PPOConfig,
                         buffers.observations.view(batch, obs_dim),
                         buffers.actions.view(batch, act_dim), buffers.log_probs.view(batch),
                         advantages.view(batch), returns.view(batch), buffers.valid.view(batch))
+        _check_parameters_finite(policy, iteration)
         if config.normalize_observations:
             # After the update, so the update sees the normalisation the rollout used.
             policy.update_obs_stats(*summary.observation_moments(), float(summary.obs_count))
@@ -107,6 +133,30 @@ def _check_vector_env(vector_env: object) -> tuple[int, int]:
                          f"AutoresetMode.NEXT_STEP, got {mode!r}")
     return box_space_sizes(vector_env.single_observation_space,
                            vector_env.single_action_space)
+
+
+def _check_rollout_finite(buffers: RolloutBuffers, summary: RolloutSummary,
+                          iteration: int, reward_scale: float) -> None:
+    """Raise NumericalError if the env returned NaN or inf: one vectorised pass over the
+    rollout per iteration (the raw observation sums catch an inf the normaliser clipped).
+    Observations first: a NaN observation makes NaN actions, and those NaN rewards."""
+    if not (bool(torch.isfinite(buffers.observations).all())
+            and bool(torch.isfinite(summary.obs_sum).all())):
+        raise NumericalError(f"vector_env returned non-finite observations (NaN or inf) in "
+                             f"iteration {iteration}")
+    if not bool(torch.isfinite(buffers.rewards).all()):
+        scaled = (f", or reward_scale={reward_scale:g} made them overflow float32"
+                  if reward_scale != 1.0 else "")
+        raise NumericalError(f"vector_env returned non-finite rewards (NaN or inf) in "
+                             f"iteration {iteration}{scaled}")
+
+
+def _check_parameters_finite(policy: PPOPolicy, iteration: int) -> None:
+    """Raise NumericalError if an update made a parameter NaN or inf (training diverged)."""
+    if not all(bool(torch.isfinite(p).all()) for p in policy.parameters()):
+        raise NumericalError(f"PPO diverged in iteration {iteration}: the policy's parameters "
+                             f"are no longer finite; lower learning_rate, reward_scale, "
+                             f"vf_coef or ent_coef")
 
 
 def _make_adam(policy: PPOPolicy, lr: float) -> torch.optim.Adam:

@@ -8,17 +8,22 @@ from pyflyt_like.common.validation import (
     check_bool,
     check_choice,
     check_finite,
-    check_int,
     check_non_negative_float,
     check_positive_float,
     check_positive_int,
     check_positive_int_tuple,
+    check_seed,
     check_unit_interval,
 )
 
+from .memory import check_config_memory
 from .networks import ACTIVATIONS
 
-__all__ = ["PPOConfig", "check_activation"]
+__all__ = ["LOG_STD_LIMIT", "PPOConfig", "check_activation", "check_init_log_std"]
+
+#: Bound on ``|init_log_std|``: exp(+-20) is 5e8 and 2e-9, well inside float32, whose exp
+#: overflows past 88 and whose inverse standard deviation overflows below -88.
+LOG_STD_LIMIT = 20.0
 
 
 @dataclass(frozen=True)
@@ -45,13 +50,23 @@ class PPOConfig:
         hidden_sizes: widths of the hidden layers of both the actor and the critic MLP.
         activation: "tanh", "relu" or "elu".
         init_log_std: initial value of the state-independent log standard deviation of the
-            Gaussian policy (in action units).
+            Gaussian policy (in action units), in [-20, 20]: beyond, the float32 standard
+            deviation and its inverse under- or overflow.
         normalize_observations: keep running mean/variance of observations (updated from
             each rollout) and feed the networks normalised, clipped observations.
         normalize_advantages: standardise advantages over each rollout's valid transitions.
         reward_scale: rewards are multiplied by this before training (not in the reported
             episode returns).
-        seed: seeds the env reset, the network initialisation and the sampling.
+        seed: an int in [0, 2**63) that seeds the env reset, the network initialisation and
+            the sampling; None draws a fresh seed from the OS, so each run differs.
+
+    Numbers may be Python or numpy numbers; a bool is no number and a string is never
+    parsed (TypeError). Values out of range raise ValueError naming the field, and so does
+    a ``hidden_sizes`` or ``n_steps`` too large to train even on one env with 1-D spaces
+    (the estimate of :mod:`pyflyt_like.training.memory` against half the machine's memory).
+    Finite but extreme values of ``learning_rate``, ``reward_scale``, ``ent_coef`` or
+    ``vf_coef`` are accepted; if they make training diverge,
+    :func:`~pyflyt_like.training.train_ppo` stops with a ``NumericalError``.
     """
 
     n_steps: int = 32
@@ -72,7 +87,7 @@ class PPOConfig:
     normalize_observations: bool = True
     normalize_advantages: bool = True
     reward_scale: float = 1.0
-    seed: int = 0
+    seed: int | None = 0
 
     def __post_init__(self) -> None:
         # Checked in field order, so the first bad field is the one reported.
@@ -92,14 +107,16 @@ class PPOConfig:
                 "max_grad_norm (or None)", self.max_grad_norm)),
             "hidden_sizes": check_positive_int_tuple("hidden_sizes", self.hidden_sizes),
             "activation": check_activation(self.activation),
-            "init_log_std": check_finite("init_log_std", self.init_log_std),
+            "init_log_std": check_init_log_std(self.init_log_std),
             "normalize_observations": check_bool("normalize_observations",
                                                  self.normalize_observations),
             "normalize_advantages": check_bool("normalize_advantages",
                                                self.normalize_advantages),
             "reward_scale": check_positive_float("reward_scale", self.reward_scale),
-            "seed": _check_seed(self.seed),
+            "seed": check_seed("seed", self.seed),
         }
+        check_config_memory(checked["n_steps"], checked["hidden_sizes"],
+                            checked["n_minibatches"])
         # The dataclass is frozen; construction is the one place its fields are written, to
         # store the normalised values (ints as int, sequences as tuples).
         for name, value in checked.items():
@@ -112,9 +129,13 @@ def check_activation(value: object) -> str:
     return check_choice("activation", value, tuple(ACTIVATIONS))
 
 
-def _check_seed(value: object) -> int:
-    seed = check_int("seed", value)
-    if seed < 0:
-        raise ValueError(f"seed must be an int >= 0 (numpy and Gymnasium reject negative "
-                         f"seeds), got {seed}")
-    return seed
+
+def check_init_log_std(value: object) -> float:
+    """Return ``value`` as a float if it is a finite number in [-LOG_STD_LIMIT,
+    LOG_STD_LIMIT], else raise naming ``init_log_std``."""
+    value = check_finite("init_log_std", value)
+    if abs(value) > LOG_STD_LIMIT:
+        raise ValueError(f"init_log_std must be in [-{LOG_STD_LIMIT:g}, {LOG_STD_LIMIT:g}] "
+                         f"(a standard deviation of exp(init_log_std) action units), "
+                         f"got {value!r}")
+    return value

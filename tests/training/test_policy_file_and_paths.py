@@ -15,7 +15,7 @@ from tests.extras import require_extra
 torch = require_extra("rl", "torch")
 
 import pyflyt_like.training as training  # noqa: E402
-from pyflyt_like.training import PPOConfig, PPOPolicy  # noqa: E402
+from pyflyt_like.training import CheckpointError, PPOConfig, PPOPolicy  # noqa: E402
 
 
 class _TouchOnLoad:
@@ -37,8 +37,9 @@ def test_load_refuses_a_checkpoint_that_would_run_code(tmp_path):
     marker = tmp_path / "code_ran"
     path = tmp_path / "crafted.pt"
     torch.save({"format": 1, "payload": _TouchOnLoad(marker)}, path)
-    with pytest.raises(pickle.UnpicklingError):
+    with pytest.raises(CheckpointError, match="refused rather than run") as info:
         PPOPolicy.load(path)
+    assert isinstance(info.value.__cause__, pickle.UnpicklingError)
     assert not marker.exists()
 
 
@@ -83,10 +84,11 @@ def test_policy_rejects_an_unknown_activation():
 def test_package_exports_and_old_module_path():
     from pyflyt_like.training import ppo
 
-    assert training.__all__ == ["PPOConfig", "PPOPolicy", "compute_gae", "evaluate_policy",
-                                "train_ppo"]
+    assert training.__all__ == ["CheckpointError", "PPOConfig", "PPOPolicy", "compute_gae",
+                                "evaluate_policy", "train_ppo"]
     for name in training.__all__:
-        assert getattr(ppo, name) is getattr(training, name)
+        if name != "CheckpointError":  # newer than the old path
+            assert getattr(ppo, name) is getattr(training, name)
     from pyflyt_like.training.networks import FastTanh
 
     assert ppo.FastTanh is FastTanh
