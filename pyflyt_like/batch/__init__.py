@@ -6,7 +6,7 @@ from .kernel_cache import register_cache_locator
 
 register_cache_locator()  # before any kernel below is decorated: their caches go to its folder
 
-from .aviary import MODES, BatchedAviary  # noqa: E402
+from .aviary import MAX_STEPS_PER_CALL, MODES, BatchedAviary  # noqa: E402
 from .randomization import KEYS as RANDOMIZE_KEYS  # noqa: E402
 
-__all__ = ["MODES", "RANDOMIZE_KEYS", "BatchedAviary"]
+__all__ = ["MAX_STEPS_PER_CALL", "MODES", "RANDOMIZE_KEYS", "BatchedAviary"]

@@ -70,14 +70,27 @@ REFERENCE_SIZE = 18
 TURBULENCE_STATES = 5
 
 
+#: The rigid-body state of a drone, in the order of its slabs in one buffer: the
+#: divergence guard checks them in one pass (:func:`kinematics_block`).
+KINEMATICS = (("pos", 3), ("quat", 4), ("vel", 3), ("ang_vel", 3))
+
+
 def zeros_state(n_worlds: int, n_drones: int, n_rotors: int, setpoint_size: int) -> State:
-    """A State of zeros (identity attitude), allocated once."""
+    """A State of zeros (identity attitude), allocated once.
+
+    pos, quat, vel and ang_vel are consecutive C-contiguous slabs of one buffer (see
+    :func:`kinematics_block`), each an ordinary (W, D, k) array to the kernels.
+    """
     shape = (n_worlds, n_drones)
-    quat = np.zeros((*shape, 4))
-    quat[..., 3] = 1.0
+    block = np.zeros(n_worlds * n_drones * sum(width for _, width in KINEMATICS))
+    kinematics, start = {}, 0
+    for name, width in KINEMATICS:
+        size = n_worlds * n_drones * width
+        kinematics[name] = block[start:start + size].reshape(*shape, width)
+        start += size
+    kinematics["quat"][..., 3] = 1.0
     return State(
-        pos=np.zeros((*shape, 3)), quat=quat, vel=np.zeros((*shape, 3)),
-        ang_vel=np.zeros((*shape, 3)), rotor_speed=np.zeros((*shape, n_rotors)),
+        **kinematics, rotor_speed=np.zeros((*shape, n_rotors)),
         rotor_command=np.zeros((*shape, n_rotors)), setpoint=np.zeros((*shape, setpoint_size)),
         reference=np.zeros((*shape, REFERENCE_SIZE)), use_reference=np.zeros(shape, bool),
         rate_integral=np.zeros((*shape, 3)), rate_previous=np.zeros((*shape, 3)),
@@ -85,3 +98,20 @@ def zeros_state(n_worlds: int, n_drones: int, n_rotors: int, setpoint_size: int)
         contact=np.zeros(shape, bool), crashed=np.zeros(shape, bool),
         turbulence=np.zeros((n_worlds, TURBULENCE_STATES)), wind=np.zeros((n_worlds, 3)),
         wrench=np.zeros((*shape, 6)), attitude_target=np.zeros((*shape, 9)))
+
+
+def kinematics_block(state: State) -> np.ndarray:
+    """The flat buffer holding pos, quat, vel and ang_vel of a :func:`zeros_state` State:
+    13 floats per drone, checked for NaN in one vectorised pass."""
+    return state.pos.base  # numpy's base of a view is the array that owns the memory
+
+
+def zeros_plant(n_worlds: int, n_drones: int) -> Plant:
+    """A Plant of zeros, allocated once (:func:`~.build.plant_arrays` fills it)."""
+    shape = (n_worlds, n_drones)
+    return Plant(
+        mass=np.zeros(shape), inertia=np.zeros((*shape, 3)), kf=np.zeros(shape),
+        km=np.zeros(shape), tau=np.zeros(shape), lag_gain=np.zeros(shape),
+        drag_scale=np.zeros(shape), com_offset=np.zeros((*shape, 3)),
+        disturbance_force=np.zeros((*shape, 3)), disturbance_torque=np.zeros((*shape, 3)),
+        wind_mean=np.zeros((n_worlds, 3)), turbulence_axes=np.zeros((n_worlds, 3, 3)))

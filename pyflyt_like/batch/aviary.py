@@ -9,8 +9,12 @@ import numpy as np
 from pyflyt_like.common.angles import quaternions_to_euler
 from pyflyt_like.common.flight_modes import FlightMode
 from pyflyt_like.common.multirotor_model import load_multirotor_model
-from pyflyt_like.common.validation import as_float_array, check_flight_mode, check_positive_int
-from pyflyt_like.control.flatness import MIN_HEADING_COSINE, MIN_THRUST_PER_MASS
+from pyflyt_like.common.validation import (
+    as_float_array_in_shapes,
+    check_flight_mode,
+    check_positive_int,
+    check_seed,
+)
 from pyflyt_like.control.multirotor_modes import (
     HEADING_MODES,
     MULTIROTOR_MODES,
@@ -18,14 +22,19 @@ from pyflyt_like.control.multirotor_modes import (
     setpoint_size,
 )
 
-from .arrays import zeros_state
+from .arrays import TURBULENCE_STATES, kinematics_block, zeros_state
 from .build import control_rate, engine_config, model_arrays, plant_arrays
+from .flat_reference import flat_reference_array
+from .memory import NOISE_CHUNK_BYTES, check_engine_memory
 from .options import BatchedAviaryOptions
 from .pipeline import advance
 from .randomization import draw_plant
 from .state_views import fill_aviary_state, set_start_attitudes
 
 MODES = MULTIROTOR_MODES
+#: Most physics steps one :meth:`BatchedAviary.step` call runs (about 10**12): the
+#: worlds' step counters (int64) then need 2**23 such calls, each hours long, to overflow.
+MAX_STEPS_PER_CALL = 2**40
 
 
 class BatchedAviary:
@@ -46,30 +55,39 @@ class BatchedAviary:
         drone_model: a multirotor parameter set (cf2x, cf2p, racer, crazyflie21,
             crazyflie21plus, hexarotor) or a folder name in ``model_dir``.
         mode: the flight mode of every drone.
-        physics_hz: physics rate [Hz].
+        physics_hz: physics rate [Hz], an int in [1, 10**6].
         control_hz: controller rate [Hz], must divide ``physics_hz``. ``None``: the YAML's
             ``control_hz`` if it divides ``physics_hz``, else ``physics_hz``. A YAML
             ``mode_hz`` entry for ``mode`` overrides it (and must divide ``physics_hz``).
-        seed: seed of the engine's generator (randomisation, turbulence).
+        seed: seed of the engine's generator (randomisation, turbulence): ``None`` or an
+            int in [0, 2**63).
         model_dir: folder of model folders (default: the package's).
-        start_pos: (D, 3) or (W, D, 3) reset positions [m]; default drone i at (i, 0, 1).
+        start_pos: (D, 3) or (W, D, 3) reset positions [m], within +-1e6 m; default drone
+            i at (i, 0, 1).
         start_orn: (D, 3) or (W, D, 3) reset Euler angles [rad]; default zero.
         integrator: ``"semi_implicit"`` (PyBullet's scheme, default), ``"euler"``, ``"rk4"``.
-        gravity: [m/s^2], >= 0.
+        gravity: [m/s^2], in [0, 100].
         ground_effect: rotor thrust gain near the floor (off by default).
         rotor_drag: drag from the air velocity and the rotor speeds (off by default).
         downwash: the push from drones above in the same world (off by default).
-        wind: (3,) or (W, 3) mean wind [m/s], world frame; default none.
-        turbulence: ``None`` or a dict of Dryden options ``wind_speed_20ft`` [m/s] (5),
-            ``airspeed`` [m/s] (10), ``altitude`` [m] (10): independent turbulence per
-            world on top of ``wind``, sampled every physics step.
+        wind: (3,) or (W, 3) mean wind [m/s], world frame, at most 100 m/s fast; default
+            none.
+        turbulence: ``None`` or a dict of Dryden options ``wind_speed_20ft`` [m/s] (5, in
+            [0, 100]), ``airspeed`` [m/s] (10, in (0, 340]), ``altitude`` [m] (10, in
+            [0.1, 304.8]): independent turbulence per world on top of ``wind``, sampled
+            every physics step.
         randomize: per-world, per-drone parameter ranges, see
             :mod:`~pyflyt_like.batch.randomization`; drawn at every reset.
-        floor_height: height [m] of the centre of mass at which the floor holds a drone.
-        crash_speed: downward speed [m/s] above which reaching the floor is a crash.
+        floor_height: height [m] of the centre of mass at which the floor holds a drone,
+            within +-1e6 m.
+        crash_speed: downward speed [m/s] above which reaching the floor is a crash, >= 0.
+
+    The bounds are physical (docs/batch.md, "Errors and bounds"); what still diverges is
+    reset by :meth:`step` and flagged in :attr:`diverged`.
 
     Raises:
-        ValueError, TypeError: any bad argument, naming it.
+        ValueError, TypeError: any bad argument, naming it and what is allowed; an engine
+            that would need more than half this machine's memory (:mod:`.memory`).
         FileNotFoundError: an unknown ``drone_model``.
     """
 
@@ -94,26 +112,32 @@ class BatchedAviary:
         self.physics_hz, self.gravity = options.physics_hz, options.gravity
         self.model = load_multirotor_model(options.drone_model, options.model_dir,
                                            options.gravity)
+        check_engine_memory(self.n_worlds, self.n_drones, self.model.n_rotors)
         self.mode = options.mode
         self.control_hz = control_rate(self.model, options)
         self.integrator = options.integrator
         self.randomize = options.randomize
         self.rng = np.random.default_rng(options.seed)
-        self.start_pos, self.start_orn = options.start_pos, options.start_orn
+        self.start_pos, self.start_orn = options.start_poses()
         self.dt = 1.0 / self.physics_hz
         self._state = zeros_state(self.n_worlds, self.n_drones, self.model.n_rotors,
                                   self.setpoint_size_of(self.mode))
         self._nominal = model_arrays(self.model)
         self.plant = plant_arrays(self.model, options)
         self._config = engine_config(options, self.control_hz)
-        self._no_noise = np.zeros((1, 1, 5))
+        self._no_noise = np.zeros((1, 1, TURBULENCE_STATES))
         self._aviary_state = np.zeros((self.n_worlds, self.n_drones, 4, 3))
+        self._kinematics = kinematics_block(self._state)
+        self._diverged = np.zeros(self.n_worlds, bool)
+        self._diverged_view = self._diverged.view()
+        self._diverged_view.flags.writeable = False
+        self._any_diverged = False  # whether _diverged holds a True: clear it only then
         self.reset()
 
     # ------------------------------------------------------------------ modes, setpoints
     def setpoint_size_of(self, mode: int) -> int:
         """Setpoint length of ``mode``: the rotor count for -1, else 4."""
-        return setpoint_size(mode, self.model.n_rotors)
+        return setpoint_size(check_flight_mode("mode", mode, MODES), self.model.n_rotors)
 
     @property
     def setpoint_size(self) -> int:
@@ -155,13 +179,15 @@ class BatchedAviary:
         :attr:`setpoint_size`); (D, k) and (k,) broadcast to all worlds.
 
         Raises:
+            TypeError: not a numeric array (strings, bools, complex, ragged lists).
             ValueError: a wrong shape, NaN or infinite values, or (mode -1) rotor speeds
                 outside [min_speed, max_speed].
         """
         target = self._state.setpoint
-        if not (type(setpoints) is np.ndarray and setpoints.dtype == np.float64):
-            setpoints = as_float_array("setpoints", setpoints, (None,) * np.ndim(setpoints))
         k = target.shape[2]
+        if not (type(setpoints) is np.ndarray and setpoints.dtype == np.float64):
+            setpoints = as_float_array_in_shapes(
+                "setpoints", setpoints, ((k,), (self.n_drones, k), target.shape))
         if setpoints.shape not in ((k,), (self.n_drones, k), target.shape):
             raise ValueError(f"setpoints must have shape {target.shape} (or ({self.n_drones}, "
                              f"{k}) or ({k},)) in mode {self.mode}, got {setpoints.shape}")
@@ -184,35 +210,15 @@ class BatchedAviary:
         the next call, :meth:`set_setpoints` or a mode change.
 
         Raises:
+            TypeError: a value that is not a numeric array, naming the argument.
             ValueError: shapes, non-finite values, or a reference in free fall or rolled by
-                90 degrees (its attitude undefined), naming the argument.
+                90 degrees (its attitude undefined), naming the argument. Nothing changes
+                then, not even the mode.
         """
-        shape = (self.n_worlds, self.n_drones)
-        reference = np.zeros((*shape, 18))
-        for offset, (name, value) in enumerate((("position", position),
-                                                ("velocity", velocity),
-                                                ("acceleration", acceleration),
-                                                ("jerk", jerk), ("snap", snap))):
-            if value is not None:
-                reference[..., 3 * offset:3 * offset + 3] = np.clip(
-                    as_float_array(name, value, (*shape, 3)), -1e9, 1e9)
-        for index, (name, value) in enumerate((("yaw", yaw), ("yaw_rate", yaw_rate),
-                                               ("yaw_acceleration", yaw_acceleration))):
-            if value is not None:
-                values = as_float_array(name, value, shape)
-                reference[..., 15 + index] = values if index == 0 else np.clip(values, -1e9,
-                                                                               1e9)
-        force = reference[..., 6:9] + (0.0, 0.0, self.gravity)
-        norm = np.linalg.norm(force, axis=-1)
-        if np.any(norm < MIN_THRUST_PER_MASS):
-            raise ValueError("acceleration + gravity*e_z is (near) zero for some drone: the "
-                             "reference is in free fall and its attitude undefined")
-        heading = np.stack((-np.sin(reference[..., 15]), np.cos(reference[..., 15]),
-                            np.zeros(shape)), axis=-1)
-        if np.any(np.linalg.norm(np.cross(heading, force / norm[..., None]), axis=-1)
-                  < MIN_HEADING_COSINE):
-            raise ValueError("acceleration + gravity*e_z is parallel to the heading's y axis "
-                             "for some drone: the reference rolls by 90 degrees")
+        reference = flat_reference_array(
+            (self.n_worlds, self.n_drones), self.gravity, position, velocity=velocity,
+            acceleration=acceleration, jerk=jerk, snap=snap, yaw=yaw, yaw_rate=yaw_rate,
+            yaw_acceleration=yaw_acceleration)
         if self.mode != FlightMode.POSITION:
             self.set_mode(FlightMode.POSITION)
         self._state.reference[:] = reference
@@ -225,17 +231,17 @@ class BatchedAviary:
 
         Rotors stop, controllers clear, turbulence restarts from its stationary
         distribution and, with ``randomize``, new plant parameters are drawn. ``seed``
-        reseeds the generator first. The other worlds are untouched.
+        (``None`` or an int in [0, 2**63)) reseeds the generator first. The other worlds are
+        untouched.
+
+        Raises:
+            ValueError, TypeError: a bad ``mask`` or ``seed``, naming it; the engine is then
+                left exactly as it was (the generator is not reseeded).
         """
+        seed = check_seed("seed", seed)
+        mask = np.ones(self.n_worlds, bool) if mask is None else self._checked_mask(mask)
         if seed is not None:
             self.rng = np.random.default_rng(seed)
-        if mask is None:
-            mask = np.ones(self.n_worlds, bool)
-        else:
-            mask = np.asarray(mask)
-            if mask.dtype != bool or mask.shape != (self.n_worlds,):
-                raise ValueError(f"mask must be a bool array of shape ({self.n_worlds},), got "
-                                 f"{mask.dtype} {mask.shape}")
         worlds = np.flatnonzero(mask)  # indexing by position: cheap for a few worlds
         state = self._state
         state.pos[worlds] = self.start_pos[worlds]
@@ -252,12 +258,67 @@ class BatchedAviary:
             state.turbulence[worlds] = turbulence[worlds]
         self._reset_controllers(worlds)
 
+    def _checked_mask(self, mask) -> np.ndarray:
+        """``mask`` as a (W,) bool array, or ValueError naming it."""
+        expected = f"mask must be a bool array of shape ({self.n_worlds},)"
+        try:
+            array = np.asarray(mask)
+        except ValueError:  # a ragged list
+            raise ValueError(f"{expected}, got a ragged {type(mask).__name__}") from None
+        if array.dtype != bool or array.shape != (self.n_worlds,):
+            raise ValueError(f"{expected}, got {array.dtype} {array.shape}")
+        return array
+
     def step(self, n_steps: int = 1) -> None:
-        """Advance every world ``n_steps`` physics steps in one compiled call."""
-        n_steps = check_positive_int("n_steps", n_steps)
-        noise = (self.rng.standard_normal((n_steps, self.n_worlds, 5))
-                 if self._config.turbulence else self._no_noise)
-        advance(self._state, self.plant, self._nominal, self._config, self.mode, n_steps, noise)
+        """Advance every world ``n_steps`` physics steps (1 to :data:`MAX_STEPS_PER_CALL`).
+
+        One compiled call runs them all; with turbulence, its noise is drawn
+        :data:`~.memory.NOISE_CHUNK_BYTES` at a time, one compiled call per chunk, which
+        gives the same result as one draw. Afterwards, in one vectorised pass, worlds whose
+        positions, attitudes or velocities are no longer finite are reset to their start
+        state and flagged in :attr:`diverged`.
+
+        Raises:
+            TypeError, ValueError: ``n_steps`` not an int in [1, MAX_STEPS_PER_CALL]; the
+                engine is then left as it was.
+        """
+        n_steps = check_positive_int("n_steps", n_steps, MAX_STEPS_PER_CALL)
+        state, plant, nominal, config = self._state, self.plant, self._nominal, self._config
+        if not config.turbulence:
+            advance(state, plant, nominal, config, self.mode, n_steps, self._no_noise)
+        else:
+            chunk = max(1, NOISE_CHUNK_BYTES // (8 * TURBULENCE_STATES * self.n_worlds))
+            noise = np.empty((min(chunk, n_steps), self.n_worlds, TURBULENCE_STATES))
+            for done in range(0, n_steps, chunk):
+                count = min(chunk, n_steps - done)
+                self.rng.standard_normal(out=noise[:count])
+                advance(state, plant, nominal, config, self.mode, count, noise)
+        self._restart_diverged()
+
+    def _restart_diverged(self) -> None:
+        """Reset the worlds whose kinematic state is not finite; record them in
+        :attr:`diverged`. The finite case, every call, is one np.isfinite pass."""
+        if np.isfinite(self._kinematics).all():
+            if self._any_diverged:
+                self._diverged[:] = False
+                self._any_diverged = False
+            return
+        state = self._state
+        finite = np.ones(self.n_worlds, bool)
+        for array in (state.pos, state.quat, state.vel, state.ang_vel):
+            finite &= np.isfinite(array).all(axis=(1, 2))
+        np.logical_not(finite, out=self._diverged)
+        self._any_diverged = True
+        self.reset(mask=~finite)
+
+    @property
+    def diverged(self) -> np.ndarray:
+        """(W,) bool, read-only: True for the worlds whose position, attitude or velocity
+        stopped being finite (NaN or inf) in the last :meth:`step` call. Those worlds were
+        reset to their start state in that call (as :meth:`reset` with a mask: new plant
+        draws, the hold setpoints); the other worlds were not touched. False everywhere
+        before the first step and after a step in which nothing diverged."""
+        return self._diverged_view
 
     # ------------------------------------------------------------------ views
     @property

@@ -20,7 +20,7 @@ from pyflyt_like.common.validation import check_rate_divides
 from pyflyt_like.control.allocation import Allocator, actuation_matrix
 from pyflyt_like.physics.rotor_aerodynamics import ground_effect_min_height
 
-from .arrays import Config, Model, Plant
+from .arrays import Config, Model, Plant, zeros_plant
 from .integrators import INTEGRATORS
 from .options import BatchedAviaryOptions
 
@@ -80,14 +80,13 @@ def model_arrays(model: MultirotorModel) -> Model:
 
 def plant_arrays(model: MultirotorModel, options: BatchedAviaryOptions) -> Plant:
     """The nominal plant of every world and drone (randomised at reset when asked)."""
-    shape = options.shape
-    return Plant(
-        mass=np.full(shape, model.mass), inertia=np.tile(model.inertia, (*shape, 1)),
-        kf=np.full(shape, model.kf), km=np.full(shape, model.km),
-        tau=np.full(shape, model.tau), lag_gain=np.ones(shape), drag_scale=np.ones(shape),
-        com_offset=np.zeros((*shape, 3)), disturbance_force=np.zeros((*shape, 3)),
-        disturbance_torque=np.zeros((*shape, 3)), wind_mean=options.wind.copy(),
-        turbulence_axes=turbulence_axes(options.wind))
+    plant = zeros_plant(*options.shape)
+    plant.mass[:], plant.inertia[:] = model.mass, model.inertia
+    plant.kf[:], plant.km[:], plant.tau[:] = model.kf, model.km, model.tau
+    plant.lag_gain[:], plant.drag_scale[:] = 1.0, 1.0
+    plant.wind_mean[:] = options.wind
+    plant.turbulence_axes[:] = turbulence_axes(plant.wind_mean)
+    return plant
 
 
 def turbulence_axes(wind_mean: np.ndarray) -> np.ndarray:

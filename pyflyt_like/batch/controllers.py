@@ -119,8 +119,12 @@ def _attitude(fx, fy, fz, yaw):
 
 @njit(cache=True, _nrt=False, error_model="numpy")
 def flat_feedforward(ref, gravity):
-    """Body rates and accelerations of the flat reference ``ref`` (18,) (Faessler et al.)."""
+    """Body rates and accelerations of the flat reference ``ref`` (18,) (Faessler et al.);
+    zero for a reference in free fall (``set_flat_reference`` refuses one, but a mode-7
+    setpoint at zero gravity is one), whose attitude, hence rates, are undefined."""
     rotation, c, c_3 = _attitude(ref[6], ref[7], ref[8] + gravity, ref[15])
+    if c < MIN_THRUST_PER_MASS:
+        return (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
     yaw, yaw_rate, yaw_acc = ref[15], ref[16], ref[17]
     jx, jy, jz = transpose_times_vector(rotation, ref[9], ref[10], ref[11])
     sx, sy, _ = transpose_times_vector(rotation, ref[12], ref[13], ref[14])

@@ -111,7 +111,7 @@ def floor_constraint(pos, quat, vel, omega, floor_z, crash_speed):
     It has crashed when it arrives faster than ``crash_speed`` [m/s] downwards or upside
     down.
     """
-    if pos[2] >= floor_z:
+    if not pos[2] < floor_z:  # so that a NaN height stays NaN, for the divergence guard
         return False, False
     upside_down = 1.0 - 2.0 * (quat[0] * quat[0] + quat[1] * quat[1]) < 0.0
     crash = -vel[2] > crash_speed or upside_down

@@ -2,13 +2,18 @@
 
 Every argument is checked here, once, at construction, by the project's validation helpers
 (:mod:`pyflyt_like.common.validation`); nothing is checked again inside the compiled step.
-What needs the vehicle's parameters (the control rate, rotor-speed limits) is checked where
-the model is loaded (:mod:`.build`).
+What needs the vehicle's parameters (the control rate, rotor-speed limits, the memory the
+engine needs) is checked where the model is loaded (:mod:`.build`, :mod:`.memory`): so that a
+huge ``n_worlds`` is refused before anything is allocated, nothing here is sized by it.
+
+The physical bounds below refuse finite values that no vehicle meets and that would
+overflow the engine to inf and NaN; docs/batch.md ("Errors and bounds") gives the reasons.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,30 +22,52 @@ import numpy as np
 
 from pyflyt_like.common.dryden_filters import MAX_ALTITUDE
 from pyflyt_like.common.validation import (
-    as_float_array,
+    as_float_array_in_shapes,
     check_bool,
-    check_finite,
+    check_choice,
     check_flight_mode,
+    check_float_in,
     check_non_negative_float,
     check_positive_int,
+    check_seed,
 )
 from pyflyt_like.control.multirotor_modes import MULTIROTOR_MODES
 
 from .integrators import INTEGRATORS
-from .randomization import check_randomize
+from .randomization import check_randomize, names_text
 
 #: Dryden options of ``turbulence`` and their defaults: wind at 20 ft [m/s], airspeed
 #: [m/s], altitude [m].
 TURBULENCE_DEFAULTS = {"wind_speed_20ft": 5.0, "airspeed": 10.0, "altitude": 10.0}
+#: Start positions and the floor height lie within this distance of the origin [m]: float64
+#: still resolves 1e-10 m there; mode 7 turns a start at 1e308 into NaN at once.
+MAX_POSITION = 1e6
+#: Gravity [m/s^2] in [0, MAX_GRAVITY]: Jupiter's cloud tops have 24.8; 1e300 turns mode 7
+#: into NaN.
+MAX_GRAVITY = 100.0
+#: Mean wind speed and Dryden ``wind_speed_20ft`` [m/s]: a category-5 hurricane blows 70
+#: m/s; the rotor drag in a wind of 1e300 m/s overflows.
+MAX_WIND_SPEED = 100.0
+#: Dryden ``airspeed`` [m/s] in (0, MAX_AIRSPEED]: the model is one of subsonic flight.
+MAX_AIRSPEED = 340.0
+#: Dryden ``altitude`` [m] in [MIN_ALTITUDE, MAX_ALTITUDE]: the vertical scale length is the
+#: altitude, and one below 10 cm, smaller than the vehicles, makes the filters' step
+#: ``airspeed * dt / altitude`` overflow them to NaN at 1e-300.
+MIN_ALTITUDE = 0.1
+#: ``physics_hz`` and ``control_hz`` at most this [Hz]: 1 microsecond steps; the step
+#: counters and rates must stay far inside int64.
+MAX_RATE_HZ = 1_000_000
 
 
 @dataclass(frozen=True)
 class BatchedAviaryOptions:
     """BatchedAviary's arguments, checked and normalised (see its docstring for meanings).
 
-    After construction: ``start_pos`` and ``start_orn`` are (W, D, 3) arrays, ``wind`` a
-    (W, 3) array, ``turbulence`` ``None`` or a dict of the three Dryden options as floats,
-    ``randomize`` the checked mapping of :func:`~.randomization.check_randomize`.
+    After construction: ``start_pos`` and ``start_orn`` are ``None`` (the defaults) or
+    (D, 3) or (W, D, 3) float arrays, ``wind`` a (3,) or (W, 3) array: as given, since
+    nothing here is sized by W x D (:meth:`start_poses` makes the engine's arrays once it
+    is known to have the memory), ``turbulence`` ``None`` or a dict of the three Dryden options as
+    floats, ``randomize`` the checked mapping of :func:`~.randomization.check_randomize`.
 
     Raises:
         ValueError, TypeError: any bad argument, naming it and what is allowed.
@@ -75,28 +102,27 @@ class BatchedAviaryOptions:
         if self.model_dir is not None and not isinstance(self.model_dir, (str, os.PathLike)):
             raise TypeError(f"model_dir must be None or a folder path (str or os.PathLike), "
                             f"got {self.model_dir!r}")
-        if not isinstance(self.integrator, str) or self.integrator not in INTEGRATORS:
-            raise ValueError(f"integrator must be one of {list(INTEGRATORS)}, got "
-                             f"{self.integrator!r}")
-        gravity = check_non_negative_float("gravity", self.gravity)
         values = {
             "n_worlds": n_worlds, "n_drones": n_drones,
             "mode": check_flight_mode("mode", self.mode, MULTIROTOR_MODES),
-            "physics_hz": check_positive_int("physics_hz", self.physics_hz),
+            "physics_hz": check_positive_int("physics_hz", self.physics_hz, MAX_RATE_HZ),
             "control_hz": (None if self.control_hz is None
-                           else check_positive_int("control_hz", self.control_hz)),
-            "gravity": gravity,
+                           else check_positive_int("control_hz", self.control_hz,
+                                                   MAX_RATE_HZ)),
+            "seed": check_seed("seed", self.seed),
+            "integrator": check_choice("integrator", self.integrator, list(INTEGRATORS)),
+            "gravity": check_float_in("gravity", self.gravity, 0.0, MAX_GRAVITY,
+                                      unit=" m/s^2"),
             "ground_effect": check_bool("ground_effect", self.ground_effect),
             "rotor_drag": check_bool("rotor_drag", self.rotor_drag),
             "downwash": check_bool("downwash", self.downwash),
-            "start_pos": _per_drone("start_pos", self.start_pos, n_worlds, n_drones,
-                                    _default_positions(n_drones)),
-            "start_orn": _per_drone("start_orn", self.start_orn, n_worlds, n_drones,
-                                    np.zeros((n_drones, 3))),
-            "wind": _per_world("wind", self.wind, n_worlds),
+            "start_pos": _positions("start_pos", self.start_pos, n_worlds, n_drones),
+            "start_orn": _per_drone("start_orn", self.start_orn, n_worlds, n_drones),
+            "wind": _wind(self.wind, n_worlds),
             "turbulence": _turbulence(self.turbulence),
             "randomize": check_randomize(self.randomize),
-            "floor_height": check_finite("floor_height", self.floor_height),
+            "floor_height": check_float_in("floor_height", self.floor_height, -MAX_POSITION,
+                                           MAX_POSITION, unit=" m"),
             "crash_speed": check_non_negative_float("crash_speed", self.crash_speed),
         }
         for name, value in values.items():
@@ -107,33 +133,56 @@ class BatchedAviaryOptions:
         """(W, D): worlds, drones per world."""
         return self.n_worlds, self.n_drones
 
-
-def _default_positions(n_drones: int) -> np.ndarray:
-    """Drone i at (i, 0, 1) [m]."""
-    return np.column_stack((np.arange(n_drones, dtype=float), np.zeros(n_drones),
-                            np.ones(n_drones)))
-
-
-def _per_drone(name: str, value: object, n_worlds: int, n_drones: int,
-               default: np.ndarray) -> np.ndarray:
-    """(D, 3) or (W, D, 3) as a (W, D, 3) array."""
-    array = default if value is None else as_float_array(name, value,
-                                                         (None,) * np.ndim(value))
-    shape = (n_worlds, n_drones, 3)
-    if array.shape not in ((n_drones, 3), shape):
-        raise ValueError(f"{name} must have shape ({n_drones}, 3) or {shape}, got "
-                         f"{array.shape}")
-    return np.broadcast_to(array, shape).copy()
+    def start_poses(self) -> tuple[np.ndarray, np.ndarray]:
+        """(W, D, 3) start positions [m] (default: drone i at (i, 0, 1)) and Euler angles
+        [rad] (default: zero), new arrays."""
+        shape = (self.n_worlds, self.n_drones, 3)
+        positions, angles = np.zeros(shape), np.zeros(shape)
+        if self.start_pos is None:
+            positions[..., 0] = np.arange(self.n_drones)
+            positions[..., 2] = 1.0
+        else:
+            positions[:] = self.start_pos
+        if self.start_orn is not None:
+            angles[:] = self.start_orn
+        return positions, angles
 
 
-def _per_world(name: str, value: object, n_worlds: int) -> np.ndarray:
-    """None (zero), (3,) or (W, 3) as a (W, 3) array."""
+def _per_drone(name: str, value: object, n_worlds: int, n_drones: int) -> np.ndarray | None:
+    """``value`` (D, 3) or (W, D, 3) as a float array, or None."""
     if value is None:
-        return np.zeros((n_worlds, 3))
-    array = as_float_array(name, value, (None,) * np.ndim(value))
-    if array.shape not in ((3,), (n_worlds, 3)):
-        raise ValueError(f"{name} must have shape (3,) or ({n_worlds}, 3), got {array.shape}")
-    return np.broadcast_to(array, (n_worlds, 3)).copy()
+        return None
+    return as_float_array_in_shapes(name, value, ((n_drones, 3), (n_worlds, n_drones, 3)))
+
+
+def _positions(name: str, value: object, n_worlds: int, n_drones: int) -> np.ndarray | None:
+    """(D, 3) or (W, D, 3) positions [m] within MAX_POSITION, or None."""
+    positions = _per_drone(name, value, n_worlds, n_drones)
+    if positions is not None and np.abs(positions).max() > MAX_POSITION:
+        raise ValueError(f"{name} must lie within +-{MAX_POSITION:g} m of the origin, got "
+                         f"a coordinate of {np.abs(positions).max():g} m")
+    return positions
+
+
+def _wind(value: object, n_worlds: int) -> np.ndarray:
+    """None (zero), (3,) or (W, 3) mean wind [m/s], each no faster than MAX_WIND_SPEED."""
+    if value is None:
+        return np.zeros(3)
+    wind = as_float_array_in_shapes("wind", value, ((3,), (n_worlds, 3)))
+    largest = np.abs(wind).max()  # first: the norm of 1e300 would overflow
+    fastest = largest if largest > MAX_WIND_SPEED else np.linalg.norm(wind, axis=-1).max()
+    if fastest > MAX_WIND_SPEED:
+        raise ValueError(f"wind must be at most {MAX_WIND_SPEED:g} m/s fast, got "
+                         f"{fastest:g} m/s")
+    return wind
+
+
+#: The accepted interval of each Dryden option: (low, high, low_open, unit).
+_TURBULENCE_BOUNDS = {
+    "wind_speed_20ft": (0.0, MAX_WIND_SPEED, False, " m/s"),
+    "airspeed": (0.0, MAX_AIRSPEED, True, " m/s"),
+    "altitude": (MIN_ALTITUDE, MAX_ALTITUDE, False, " m"),
+}
 
 
 def _turbulence(turbulence: object) -> dict[str, float] | None:
@@ -141,16 +190,13 @@ def _turbulence(turbulence: object) -> dict[str, float] | None:
     if turbulence is None:
         return None
     names = list(TURBULENCE_DEFAULTS)
-    if not isinstance(turbulence, dict):
+    if not isinstance(turbulence, Mapping):
         raise TypeError(f"turbulence must be None or a dict of {names}, got {turbulence!r}")
-    unknown = sorted(set(turbulence) - set(names))
+    unknown = set(turbulence) - set(names)
     if unknown:
-        raise ValueError(f"turbulence has unknown options {unknown}; options are {names}")
-    options = {key: check_finite(f"turbulence[{key!r}]", value)
-               for key, value in {**TURBULENCE_DEFAULTS, **turbulence}.items()}
-    if options["wind_speed_20ft"] < 0 or options["airspeed"] <= 0 \
-            or not 0 < options["altitude"] <= MAX_ALTITUDE:
-        raise ValueError(f"turbulence needs wind_speed_20ft >= 0, airspeed > 0 and "
-                         f"0 < altitude <= {MAX_ALTITUDE} m, got {options}")
-    return options
-
+        raise ValueError(f"turbulence has unknown options {names_text(unknown)}; options are "
+                         f"{names}")
+    options = {**TURBULENCE_DEFAULTS, **turbulence}
+    return {key: check_float_in(f"turbulence[{key!r}]", options[key], low, high,
+                                low_open=low_open, unit=unit)
+            for key, (low, high, low_open, unit) in _TURBULENCE_BOUNDS.items()}

@@ -2,66 +2,96 @@
 
 ``randomize`` maps a key to a range; every world and drone draws its own value, uniformly:
 
-========================  ==========  =================================================
-key                       range       meaning
-========================  ==========  =================================================
-``mass``                  (lo, hi)    factor on the nominal mass
-``inertia``               (lo, hi)    factor on each principal moment (drawn per axis)
-``kf``, ``km``            (lo, hi)    factor on the thrust / yaw-torque constant
-``drag``                  (lo, hi)    factor on the rotor-drag coefficients
-``tau``                   (lo, hi)    rotor lag time constant [s] (absolute)
-``com_offset``            c           centre-of-mass offset, each body axis in [-c, c] [m]
-``force_disturbance``     f           constant world force, direction uniform on the
-                                      sphere, magnitude uniform in [0, f] [N]
-``torque_disturbance``    t           constant body torque, as above [N m]
-========================  ==========  =================================================
+======================  ========  ==============================================  ===========
+key                     range     meaning                                         allowed
+======================  ========  ==============================================  ===========
+``mass``                (lo, hi)  factor on the nominal mass                      [0.1, 10]
+``inertia``             (lo, hi)  factor on each principal moment (per axis)      [0.1, 10]
+``kf``, ``km``          (lo, hi)  factor on the thrust / yaw-torque constant      [0.1, 10]
+``drag``                (lo, hi)  factor on the rotor-drag coefficients           [0.1, 10]
+``tau``                 (lo, hi)  rotor lag time constant [s] (absolute)          [0, 1] s
+``com_offset``          c         centre-of-mass offset, each body axis in        [0, 0.1] m
+                                  [-c, c] [m]
+``force_disturbance``   f         constant world force, direction uniform on the  [0, 100] N
+                                  sphere, magnitude uniform in [0, f] [N]
+``torque_disturbance``  t         constant body torque, as above [N m]            [0, 2e-3] N m
+======================  ========  ==============================================  ===========
 
-The controllers keep the nominal model. Draws use the engine's generator and are made for
-all worlds at every reset (then kept only for the reset ones), so a world's values depend
-on the seed and the reset count, not on which worlds a mask selected.
+The allowed values are physical bounds (docs/batch.md, "Errors and bounds", gives the
+reasons); beyond them the engine would overflow to inf and NaN. The controllers keep the
+nominal model. Draws use the engine's generator and are made for all worlds at every reset
+(then kept only for the reset ones), so a world's values depend on the seed and the reset
+count, not on which worlds a mask selected.
 """
 
 from __future__ import annotations
 
-import math
+from collections.abc import Iterable, Mapping
 
 import numpy as np
+
+from pyflyt_like.common.validation import check_float_in
 
 FACTOR_KEYS = ("mass", "inertia", "kf", "km", "drag")
 INTERVAL_KEYS = (*FACTOR_KEYS, "tau")
 BOUND_KEYS = ("com_offset", "force_disturbance", "torque_disturbance")
 KEYS = (*INTERVAL_KEYS, *BOUND_KEYS)
 
+#: Factors on the nominal model within [1 / MAX_FACTOR, MAX_FACTOR]: a vehicle ten times
+#: lighter or heavier is another vehicle, and a factor of 1e-9 on the inertia overflows.
+MAX_FACTOR = 10.0
+#: Each key's allowed interval: (low, high, unit); an interval key's (lo, hi) lies in it.
+LIMITS = {
+    **{key: (1.0 / MAX_FACTOR, MAX_FACTOR, "") for key in FACTOR_KEYS},
+    "tau": (0.0, 1.0, " s"),  # motors respond in 10-100 ms
+    "com_offset": (0.0, 0.1, " m"),  # beyond the arms of the small vehicles
+    "force_disturbance": (0.0, 100.0, " N"),  # 7 times the hexarotor's weight
+    # a fifth of the largest roll torque of a Crazyflie (1e-2 N m): the smallest vehicles
+    # still counter it; more spins them up beyond what the integrator resolves
+    "torque_disturbance": (0.0, 2e-3, " N m"),
+}
 
-def check_randomize(randomize: dict | None) -> dict[str, object]:
-    """Validate the ``randomize`` mapping; returns a dict of floats / (lo, hi) tuples."""
+
+def names_text(names: Iterable[object]) -> str:
+    """``names`` as a sorted list for a message, ``[1, 'speed']`` (keys of any type)."""
+    return f"[{', '.join(sorted(repr(name) for name in names))}]"
+
+
+def check_randomize(randomize: Mapping | None) -> dict[str, object]:
+    """Validate the ``randomize`` mapping; returns a dict of floats / (lo, hi) tuples.
+
+    Numbers are real numbers of any Python or numpy type; bools, strings (never parsed:
+    ``"12"`` is refused) and complex numbers are not.
+
+    Raises:
+        TypeError: not a mapping, a pair that is not two numbers, a bound that is no number.
+        ValueError: an unknown key, a value outside its :data:`LIMITS`, low > high.
+    """
     if randomize is None:
         return {}
-    if not isinstance(randomize, dict):
+    if not isinstance(randomize, Mapping):
         raise TypeError(f"randomize must be a dict of ranges, got {type(randomize).__name__}")
-    unknown = sorted(set(randomize) - set(KEYS))
+    unknown = set(randomize) - set(KEYS)
     if unknown:
-        raise ValueError(f"randomize has unknown keys {unknown}; keys are {list(KEYS)}")
+        raise ValueError(f"randomize has unknown keys {names_text(unknown)}; keys are "
+                         f"{list(KEYS)}")
     checked: dict[str, object] = {}
     for key, value in randomize.items():
-        if key in INTERVAL_KEYS:
-            try:
-                low, high = (float(v) for v in value)
-            except (TypeError, ValueError):
-                raise TypeError(f"randomize[{key!r}] must be a (low, high) pair of numbers, "
-                                f"got {value!r}") from None
-            floor = 0.0 if key == "tau" else 1e-9
-            if not (math.isfinite(low) and math.isfinite(high)) or low < floor or high < low:
-                raise ValueError(f"randomize[{key!r}] must be finite with "
-                                 f"{'0 <=' if key == 'tau' else '0 <'} low <= high, got "
-                                 f"{value!r}")
-            checked[key] = (low, high)
-        else:
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise TypeError(f"randomize[{key!r}] must be a number, got {value!r}")
-            if not math.isfinite(value) or value < 0:
-                raise ValueError(f"randomize[{key!r}] must be finite and >= 0, got {value!r}")
-            checked[key] = float(value)
+        low, high, unit = LIMITS[key]
+        name = f"randomize[{key!r}]"
+        if key in BOUND_KEYS:
+            checked[key] = check_float_in(name, value, low, high, unit=unit)
+            continue
+        if not (isinstance(value, (tuple, list)) and len(value) == 2
+                or isinstance(value, np.ndarray) and value.shape == (2,)):
+            raise TypeError(f"{name} must be a (low, high) pair of numbers in "
+                            f"[{low:g}, {high:g}]{unit}, got {value!r}")
+        first, second = (check_float_in(f"{name}[{i}]", v, low, high, unit=unit)
+                         for i, v in enumerate(value))
+        if first > second:
+            raise ValueError(f"{name} must be a (low, high) pair with low <= high, got "
+                             f"{value!r}")
+        checked[key] = (first, second)
     return checked
 
 

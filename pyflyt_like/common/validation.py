@@ -33,6 +33,9 @@ def as_float_array(name: str, value: object, shape: Sequence[int | None]) -> np.
                 raw.dtype.kind == "O" and not all(_is_number(v) for v in raw.flat)):
             raise TypeError
         array = np.array(raw, dtype=np.float64)
+    except OverflowError:  # ints beyond float64 (10**400)
+        raise ValueError(f"{name} must be finite (no NaN or inf), got {_describe(value)}"
+                         ) from None
     except (TypeError, ValueError) as error:
         raise TypeError(f"{name} must be a numeric array of shape {_shape_text(shape)}, "
                         f"got {_describe(value)}") from error
@@ -75,11 +78,16 @@ def check_flight_mode(name: str, value: object, modes: Sequence[int]) -> int:
 
 def check_finite(name: str, value: object) -> float:
     """Return ``value`` as a float if it is a finite real number (not a bool), else raise."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (int, float, np.integer, np.floating)):
         raise TypeError(f"{name} must be a finite number, got {value!r}")
-    if not np.isfinite(value):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
-    return float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond float64 (10**400)
+        number = math.inf
+    if not math.isfinite(number):
+        raise ValueError(f"{name} must be a finite number, got {_describe(value)}")
+    return number
 
 
 def check_rng(name: str, value: object) -> np.random.Generator:
@@ -163,11 +171,16 @@ def check_memory(what: str, n_bytes: float, hint: str = "") -> None:
 
 def check_positive_float(name: str, value: object) -> float:
     """Return ``value`` as a float if it is finite and > 0, else raise."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (int, float, np.integer, np.floating)):
         raise TypeError(f"{name} must be a finite number > 0, got {value!r}")
-    if not np.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-    return float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond float64 (10**400)
+        number = math.inf
+    if not math.isfinite(number) or number <= 0:
+        raise ValueError(f"{name} must be a finite number > 0, got {_describe(value)}")
+    return number
 
 
 def check_rate_divides(name: str, rate: int, physics_hz: int) -> int:
@@ -281,3 +294,62 @@ def check_choice(name: str, value: object, choices: Sequence[str]) -> str:
     if not isinstance(value, str) or value not in choices:
         raise ValueError(f"{name} must be one of {sorted(choices)}, got {value!r}")
     return value
+
+
+def check_float_in(name: str, value: object, low: float, high: float, *,
+                   low_open: bool = False, unit: str = "") -> float:
+    """Return ``value`` as a float if it is a real number (Python or numpy, not a bool) in
+    ``[low, high]`` (``(low, high]`` if ``low_open``), else raise naming ``name`` and the
+    interval. ``unit`` (e.g. ``" m"``) is appended to the interval in the message.
+
+    Raises:
+        TypeError: ``value`` is not a real number (``"1"``, ``True``, ``1j``, ``None``).
+        ValueError: it is NaN, infinite, too large for a float (``10**400``) or outside.
+    """
+    interval = f"{'(' if low_open else '['}{low:g}, {high:g}]{unit}"
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number in {interval}, got {value!r}")
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond the float range
+        number = math.inf
+    inside = (math.isfinite(number) and (low < number if low_open else low <= number)
+              and number <= high)
+    if not inside:
+        raise ValueError(f"{name} must be a number in {interval}, got {_describe(value)}")
+    return number
+
+
+def as_float_array_in_shapes(name: str, value: object,
+                             shapes: Sequence[Sequence[int | None]]) -> np.ndarray:
+    """Convert ``value`` to a finite float64 array of one of ``shapes`` (``None``: any
+    length), as :func:`as_float_array` does for one shape; the messages list every allowed
+    shape.
+
+    Ragged nested lists, on which ``np.ndim`` itself fails, are refused like any other
+    non-array, by a TypeError naming ``name``.
+
+    Raises:
+        TypeError: ``value`` is not a numeric array (strings, bools, complex, ragged).
+        ValueError: its shape is none of ``shapes``, or an entry is NaN, infinite or too
+            large for a float.
+    """
+    allowed = " or ".join(_shape_text(shape) for shape in shapes)
+    try:
+        ndim = np.ndim(value)
+    except ValueError:  # numpy cannot make an array of it: ragged
+        raise TypeError(f"{name} must be a numeric array of shape {allowed}, got the "
+                        f"ragged {_describe(value)}") from None
+    try:
+        array = as_float_array(name, value, (None,) * ndim)
+    except TypeError:
+        raise TypeError(f"{name} must be a numeric array of shape {allowed}, got "
+                        f"{_describe(value)}") from None
+    except OverflowError:  # a Python int beyond the float range
+        raise ValueError(f"{name} must be finite, got {_describe(value)}") from None
+    if not any(len(shape) == array.ndim and all(
+            want is None or got == want for got, want in zip(array.shape, shape))
+            for shape in shapes):
+        raise ValueError(f"{name} must have shape {allowed}, got {array.shape}")
+    return array

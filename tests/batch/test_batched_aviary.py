@@ -1,5 +1,5 @@
-"""BatchedAviary: import isolation, masked resets, seeding, randomisation, argument checks,
-array views and the floor.
+"""BatchedAviary: import isolation, masked resets, seeding, randomisation, array views and
+the floor (argument checks: test_errors.py).
 
 Small worlds and few steps keep the module fast once the numba kernels are cached.
 """
@@ -265,77 +265,7 @@ def test_randomize_of_wrong_type_raises_type_error():
         BatchedAviary(randomize=[("mass", (0.9, 1.1))])
 
 
-# ---------------------------------------------------------------------------- 5. bad arguments
-@pytest.mark.parametrize(("kwargs", "error", "name"), [
-    (dict(n_worlds=0), ValueError, "n_worlds"),
-    (dict(n_worlds=1.5), TypeError, "n_worlds"),
-    (dict(n_worlds=True), TypeError, "n_worlds"),
-    (dict(n_drones=-1), ValueError, "n_drones"),
-    (dict(drone_model="no_such_drone"), FileNotFoundError, "no_such_drone"),
-    (dict(mode=5), ValueError, "mode"),
-    (dict(mode="1"), TypeError, "mode"),
-    (dict(physics_hz=0), ValueError, "physics_hz"),
-    (dict(physics_hz=500, control_hz=240), ValueError, "control_hz"),
-    (dict(control_hz=0), ValueError, "control_hz"),
-    (dict(integrator="verlet"), ValueError, "integrator"),
-    (dict(gravity=-1.0), ValueError, "gravity"),
-    (dict(n_drones=2, start_pos=[0.0, 0.0, 1.0]), ValueError, "start_pos"),
-    (dict(n_drones=2, start_pos=np.zeros((3, 3))), ValueError, "start_pos"),
-    (dict(start_orn=np.zeros((1, 2))), ValueError, "start_orn"),
-    (dict(n_worlds=2, wind=(1.0, 0.0)), ValueError, "wind"),
-    (dict(n_worlds=2, wind=np.zeros((3, 3))), ValueError, "wind"),
-    (dict(turbulence=dict(speed=3.0)), ValueError, "turbulence"),
-    (dict(turbulence=5.0), TypeError, "turbulence"),
-    (dict(crash_speed=-0.5), ValueError, "crash_speed"),
-    (dict(ground_effect=1), TypeError, "ground_effect"),
-])
-def test_bad_constructor_arguments_raise_naming_them(kwargs, error, name):
-    with pytest.raises(error, match=re.escape(name)):
-        BatchedAviary(**kwargs)
-
-
-def test_bad_setpoints_steps_and_references_raise():
-    sim = BatchedAviary(n_worlds=2, n_drones=3, mode=1)
-    weight = sim.model.mass * sim.gravity
-    good = np.array([0.0, 0.0, 0.0, weight])
-    for shape in ((3,), (5,), (2, 4), (3, 3, 4), (2, 3, 5)):
-        with pytest.raises(ValueError, match="setpoints"):
-            sim.set_setpoints(np.zeros(shape))
-    with pytest.raises(ValueError, match="setpoints"):
-        sim.set_setpoints([0.0, math.nan, 0.0, weight])
-    with pytest.raises(ValueError, match="setpoints"):
-        sim.set_setpoints(np.full((2, 3, 4), math.inf))
-    for shape in ((4,), (3, 4), (2, 3, 4)):  # the accepted shapes
-        sim.set_setpoints(np.broadcast_to(good, shape).copy())
-    np.testing.assert_array_equal(sim.setpoints, np.broadcast_to(good, (2, 3, 4)))
-    with pytest.raises(ValueError, match="n_steps"):
-        sim.step(0)
-    with pytest.raises(TypeError, match="n_steps"):
-        sim.step(2.0)
-    with pytest.raises(ValueError, match="mode"):
-        sim.set_mode(3)
-    assert sim.mode == 1
-
-    position = np.zeros((2, 3, 3))
-    free_fall = np.broadcast_to((0.0, 0.0, -sim.gravity), (2, 3, 3))
-    with pytest.raises(ValueError, match="free fall"):
-        sim.set_flat_reference(position, acceleration=free_fall)
-    with pytest.raises(ValueError, match="position"):
-        sim.set_flat_reference(np.zeros((3, 3)))
-    assert sim.mode == 1  # the refused references did not switch the mode
-
-    rotors = BatchedAviary(n_worlds=2, drone_model="cf2x", mode=-1)
-    assert rotors.setpoint_size == 4
-    max_speed = rotors.model.max_speed
-    rotors.set_setpoints(np.full(4, max_speed))  # the limit itself is allowed
-    with pytest.raises(ValueError, match="rotor speed"):
-        rotors.set_setpoints(np.full(4, max_speed * 1.01))
-    with pytest.raises(ValueError, match="rotor speed"):
-        rotors.set_setpoints([-1.0, 0.0, 0.0, 0.0])
-    np.testing.assert_array_equal(rotors.setpoints, max_speed)
-
-
-# ---------------------------------------------------------------------------- 6. views, layout
+# ---------------------------------------------------------------------------- 5. views, layout
 def test_views_shapes_layout_and_frames():
     n_worlds, n_drones = 3, 2
     sim = BatchedAviary(n_worlds=n_worlds, n_drones=n_drones, drone_model="hexarotor",
@@ -426,7 +356,7 @@ def test_a_masked_reset_presets_the_hold_setpoint_of_the_masked_worlds_only(mode
     np.testing.assert_array_equal(setpoints[1], commands[1])
 
 
-# ---------------------------------------------------------------------------- 7. floor, crash
+# ---------------------------------------------------------------------------- 6. floor, crash
 def drop(**kwargs) -> BatchedAviary:
     sim = BatchedAviary(n_worlds=1, n_drones=1, drone_model="cf2x", mode=-1,
                         start_pos=[[0.0, 0.0, 0.5]], **kwargs)
@@ -466,7 +396,7 @@ def test_floor_height_holds_the_drone():
     assert sim.pos[0, 0, 2] == 0.2 and sim.contact[0, 0]
 
 
-# ---------------------------------------------------------------------------- 6. control rate
+# ---------------------------------------------------------------------------- 7. control rate
 @pytest.mark.parametrize(("physics_hz", "expected"), [(480, 240), (500, 500), (240, 240)])
 def test_the_default_control_rate_is_one_rule_on_both_engines(physics_hz, expected):
     """The YAML's 240 Hz where it divides the physics rate, else the physics rate: the
