@@ -39,7 +39,7 @@ Plant = namedtuple("Plant", [
     "mass", "inertia", "kf", "km", "tau", "lag_gain", "drag_scale", "com_offset",
     "disturbance_force", "disturbance_torque", "wind_mean", "turbulence_axes"])
 
-#: The nominal model (what the controllers believe) and fixed constants.
+#: The nominal vehicle (what the controllers believe, never randomised) and fixed constants.
 #: positions (n, 3) [m]; spins (n,); pinv (n, 4) allocation pseudo-inverse; collective (n,)
 #: = pinv[:, 0]; low, high (n,) squared speed limits; wrench_bound (4,); min_speed,
 #: max_speed (n,); mass [kg]; inertia (3,); rate_kp, rate_ki, rate_kd, rate_limits,
@@ -48,7 +48,7 @@ Plant = namedtuple("Plant", [
 #: drag_coeffs (3,) [N s/m per rad/s]; downwash_coeffs (3,); speed_to_rad_s;
 #: per_newton (n, 4), low_newtons, high_newtons (n,): pinv, low and high divided row-wise by
 #: the collective, so the saturated allocation compares collectives without dividing.
-Model = namedtuple("Model", [
+Nominal = namedtuple("Nominal", [
     "positions", "spins", "pinv", "collective", "per_newton", "low_newtons", "high_newtons",
     "low", "high", "wrench_bound", "min_speed",
     "max_speed", "mass", "inertia", "rate_kp", "rate_ki", "rate_kd", "rate_limits",

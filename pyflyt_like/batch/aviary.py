@@ -23,7 +23,7 @@ from pyflyt_like.control.multirotor_modes import (
 )
 
 from .arrays import TURBULENCE_STATES, kinematics_block, zeros_state
-from .build import control_rate, engine_config, model_arrays, plant_arrays
+from .build import control_rate, engine_config, nominal_arrays, plant_arrays
 from .flat_reference import flat_reference_array
 from .memory import NOISE_CHUNK_BYTES, check_engine_memory
 from .options import BatchedAviaryOptions
@@ -122,7 +122,7 @@ class BatchedAviary:
         self.dt = 1.0 / self.physics_hz
         self._state = zeros_state(self.n_worlds, self.n_drones, self.model.n_rotors,
                                   self.setpoint_size_of(self.mode))
-        self._nominal = model_arrays(self.model)
+        self._nominal = nominal_arrays(self.model)
         self.plant = plant_arrays(self.model, options)
         self._config = engine_config(options, self.control_hz)
         self._no_noise = np.zeros((1, 1, TURBULENCE_STATES))

@@ -20,7 +20,7 @@ from pyflyt_like.common.validation import check_rate_divides
 from pyflyt_like.control.allocation import Allocator, actuation_matrix
 from pyflyt_like.physics.rotor_aerodynamics import ground_effect_min_height
 
-from .arrays import Config, Model, Plant, zeros_plant
+from .arrays import Config, Nominal, Plant, zeros_plant
 from .integrators import INTEGRATORS
 from .options import BatchedAviaryOptions
 
@@ -46,8 +46,8 @@ def control_rate(model: MultirotorModel, options: BatchedAviaryOptions) -> int:
     return options.control_hz
 
 
-def model_arrays(model: MultirotorModel) -> Model:
-    """The nominal model the controllers use, as the kernels' :class:`~.arrays.Model`."""
+def nominal_arrays(model: MultirotorModel) -> Nominal:
+    """The nominal vehicle the controllers use, as the kernels' :class:`~.arrays.Nominal`."""
     n = model.n_rotors
     kf, km = np.full(n, model.kf), np.full(n, model.km)
     min_speed, max_speed = np.full(n, model.min_speed), np.full(n, model.max_speed)
@@ -59,7 +59,7 @@ def model_arrays(model: MultirotorModel) -> Model:
     pinv, collective = allocator.pseudo_inverse, allocator.pseudo_inverse[:, 0]
     ki = model.rate_ki
     integral_bound = np.where(ki > 0, model.rate_limits_output / np.where(ki > 0, ki, 1), 0.0)
-    return Model(
+    return Nominal(
         positions=model.positions.copy(), spins=model.spins.copy(), pinv=pinv,
         collective=collective.copy(), per_newton=pinv / pinv[:, :1],
         low_newtons=allocator.low / collective, high_newtons=allocator.high / collective,

@@ -14,7 +14,7 @@ Same equations as the PyBullet path (the cross-validation tests guard that):
   pitch, thrust last (:class:`~pyflyt_like.control.allocation.Allocator`; the largest
   torque scale that fits in the same closed form).
 
-The controllers use the nominal model (``Model``), never the randomised plant.
+The controllers use the nominal vehicle (``Nominal``), never the randomised plant.
 """
 
 from __future__ import annotations
@@ -42,30 +42,30 @@ def _clip(value, bound):
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def _pid_channel(model, integral, previous, fresh, i, error, period, rate):
+def _pid_channel(nominal, integral, previous, fresh, i, error, period, rate):
     """One channel of the rate PID (``rate`` = 1 / ``period``); updates ``integral[i]`` and
     ``previous[i]``."""
     error = _clip(error, MAX_ERROR)
-    integral[i] = _clip(integral[i] + error * period, model.rate_integral_bound[i])
-    value = model.rate_kp[i] * error + model.rate_ki[i] * integral[i]
+    integral[i] = _clip(integral[i] + error * period, nominal.rate_integral_bound[i])
+    value = nominal.rate_kp[i] * error + nominal.rate_ki[i] * integral[i]
     if not fresh:
-        value += model.rate_kd[i] * (error - previous[i]) * rate
+        value += nominal.rate_kd[i] * (error - previous[i]) * rate
     previous[i] = error
-    return _clip(value, model.rate_limits[i])
+    return _clip(value, nominal.rate_limits[i])
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def rate_torque(state, model, w, d, p_ref, q_ref, r_ref, period):
+def rate_torque(state, nominal, w, d, p_ref, q_ref, r_ref, period):
     """Body torque [N m] tracking body rates [rad/s]; advances the rate PID of (w, d)."""
     omega = state.ang_vel[w, d]
     integral, previous = state.rate_integral[w, d], state.rate_previous[w, d]
     fresh = state.rate_fresh[w, d]
     rate = 1.0 / period  # one division, not one per channel
-    a_x = _pid_channel(model, integral, previous, fresh, 0, p_ref - omega[0], period, rate)
-    a_y = _pid_channel(model, integral, previous, fresh, 1, q_ref - omega[1], period, rate)
-    a_z = _pid_channel(model, integral, previous, fresh, 2, r_ref - omega[2], period, rate)
+    a_x = _pid_channel(nominal, integral, previous, fresh, 0, p_ref - omega[0], period, rate)
+    a_y = _pid_channel(nominal, integral, previous, fresh, 1, q_ref - omega[1], period, rate)
+    a_z = _pid_channel(nominal, integral, previous, fresh, 2, r_ref - omega[2], period, rate)
     state.rate_fresh[w, d] = False
-    j = model.inertia
+    j = nominal.inertia
     gx, gy, gz = cross(omega[0], omega[1], omega[2], j[0] * omega[0], j[1] * omega[1],
                        j[2] * omega[2])
     return j[0] * a_x + gx, j[1] * a_y + gy, j[2] * a_z + gz
@@ -85,7 +85,7 @@ def attitude_targets(state, mode, w):
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
-def attitude_rates(model, rotation, target):
+def attitude_rates(nominal, rotation, target):
     """Body-rate setpoint [rad/s] from the rotation error to ``target`` (9,), the row-major
     rotation of the Euler setpoint."""
     desired = (target[0], target[1], target[2], target[3], target[4], target[5], target[6],
@@ -94,7 +94,7 @@ def attitude_rates(model, rotation, target):
     ex = 0.5 * (error[7] - error[5])
     ey = 0.5 * (error[2] - error[6])
     ez = 0.5 * (error[3] - error[1])
-    k, lim = model.angle_kp, model.angle_rate_limits
+    k, lim = nominal.angle_kp, nominal.angle_rate_limits
     return (_clip(-k[0] * ex, lim[0]), _clip(-k[1] * ey, lim[1]), _clip(-k[2] * ez, lim[2]))
 
 
@@ -143,12 +143,12 @@ def flat_feedforward(ref, gravity):
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def geometric_wrench(state, model, gravity, w, d, rotation, ref):
+def geometric_wrench(state, nominal, gravity, w, d, rotation, ref):
     """Mode 7: Lee's law for the flat reference ``ref`` (18,); returns (f, tx, ty, tz)."""
     omega_d, omega_dot_d = flat_feedforward(ref, gravity)
     pos, vel, omega = state.pos[w, d], state.vel[w, d], state.ang_vel[w, d]
-    m = model.mass
-    kp, kv = model.geo_kp, model.geo_kv
+    m = nominal.mass
+    kp, kv = nominal.geo_kp, nominal.geo_kv
     fx = m * (ref[6] + kp[0] * (ref[0] - pos[0]) + kv[0] * (ref[3] - vel[0]))
     fy = m * (ref[7] + kp[1] * (ref[1] - pos[1]) + kv[1] * (ref[4] - vel[1]))
     fz = m * (ref[8] + kp[2] * (ref[2] - pos[2]) + kv[2] * (ref[5] - vel[2]) + gravity)
@@ -171,11 +171,11 @@ def geometric_wrench(state, model, gravity, w, d, rotation, ref):
     ax_, ay_, az_ = times_vector(relative, omega_dot_d[0], omega_dot_d[1], omega_dot_d[2])
     ewx, ewy, ewz = omega[0] - rx, omega[1] - ry, omega[2] - rz
     thrust = fx * rotation[2] + fy * rotation[5] + fz * rotation[8]
-    j = model.inertia
+    j = nominal.inertia
     gx, gy, gz = cross(omega[0], omega[1], omega[2], j[0] * omega[0], j[1] * omega[1],
                        j[2] * omega[2])
     cx, cy, cz = cross(omega[0], omega[1], omega[2], rx, ry, rz)
-    kr, kw = model.geo_kr, model.geo_kw
+    kr, kw = nominal.geo_kr, nominal.geo_kw
     return (thrust,
             -kr[0] * erx - kw[0] * ewx + gx - j[0] * (cx - ax_),
             -kr[1] * ery - kw[1] * ewy + gy - j[1] * (cy - ay_),
@@ -183,9 +183,9 @@ def geometric_wrench(state, model, gravity, w, d, rotation, ref):
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def _collective_range(model, tilt, tx, ty, yaw, tz):
+def _collective_range(nominal, tilt, tx, ty, yaw, tz):
     """Thrust interval [N] keeping ``tilt * u_rp + yaw * u_y + c u_1`` within the limits."""
-    per, low, high = model.per_newton, model.low_newtons, model.high_newtons
+    per, low, high = nominal.per_newton, nominal.low_newtons, nominal.high_newtons
     lower, upper = -math.inf, math.inf
     for i in range(per.shape[0]):
         part = tilt * (per[i, 1] * tx + per[i, 2] * ty) + yaw * per[i, 3] * tz
@@ -195,7 +195,7 @@ def _collective_range(model, tilt, tx, ty, yaw, tz):
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def _largest_scale(model, tx, ty, tz, scale_yaw):
+def _largest_scale(nominal, tx, ty, tz, scale_yaw):
     """Largest scale s in [0, 1] for which some collective fits (Allocator._largest_scale).
 
     Scaled is the yaw part of the torque (roll/pitch in full) if ``scale_yaw``, else the
@@ -205,7 +205,7 @@ def _largest_scale(model, tx, ty, tz, scale_yaw):
     ``M_ij = a_j - a_i``. None fits at s = 0 if some K_ij > 0 (then 0); otherwise the pairs
     with M_ij > 0 bound s by -K_ij / M_ij. Closed form, as the core's Allocator.
     """
-    per, low, high = model.per_newton, model.low_newtons, model.high_newtons
+    per, low, high = nominal.per_newton, nominal.low_newtons, nominal.high_newtons
     n = per.shape[0]
     scale = 1.0
     for i in range(n):
@@ -225,12 +225,12 @@ def _largest_scale(model, tx, ty, tz, scale_yaw):
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def allocate(model, command, thrust, tx, ty, tz):
+def allocate(nominal, command, thrust, tx, ty, tz):
     """Write into ``command`` (n,) the rotor speeds for the wrench [N, N m]."""
-    bound = model.wrench_bound
+    bound = nominal.wrench_bound
     thrust, tx = _clip(thrust, bound[0]), _clip(tx, bound[1])
     ty, tz = _clip(ty, bound[2]), _clip(tz, bound[3])
-    pinv, low, high = model.pinv, model.low, model.high
+    pinv, low, high = nominal.pinv, nominal.low, nominal.high
     n = pinv.shape[0]
     saturated = False
     for i in range(n):
@@ -239,30 +239,30 @@ def allocate(model, command, thrust, tx, ty, tz):
         if squared < low[i] or squared > high[i]:
             saturated = True
     if saturated:
-        yaw_scale = _largest_scale(model, tx, ty, tz, True)
-        tilt_scale = 1.0 if yaw_scale > 0.0 else _largest_scale(model, tx, ty, tz, False)
-        lower, upper = _collective_range(model, tilt_scale, tx, ty, yaw_scale, tz)
+        yaw_scale = _largest_scale(nominal, tx, ty, tz, True)
+        tilt_scale = 1.0 if yaw_scale > 0.0 else _largest_scale(nominal, tx, ty, tz, False)
+        lower, upper = _collective_range(nominal, tilt_scale, tx, ty, yaw_scale, tz)
         collective = min(max(thrust, lower), upper)
         for i in range(n):
             squared = (tilt_scale * (pinv[i, 1] * tx + pinv[i, 2] * ty)
-                       + yaw_scale * pinv[i, 3] * tz + collective * model.collective[i])
+                       + yaw_scale * pinv[i, 3] * tz + collective * nominal.collective[i])
             command[i] = min(max(squared, low[i]), high[i])
     for i in range(n):
         command[i] = math.sqrt(command[i])
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def control_tick(state, model, config, mode, w, d, rotation):
+def control_tick(state, nominal, config, mode, w, d, rotation):
     """One controller tick of drone (w, d) in ``mode``: new rotor commands; ``rotation`` is
     the drone's attitude matrix (row-major 9-tuple)."""
     command = state.rotor_command[w, d]
     setpoint = state.setpoint[w, d]
     if mode == FlightMode.ACTUATORS:
         for i in range(command.shape[0]):
-            command[i] = min(max(setpoint[i], model.min_speed[i]), model.max_speed[i])
+            command[i] = min(max(setpoint[i], nominal.min_speed[i]), nominal.max_speed[i])
         return
     if mode == FlightMode.THRUST_TORQUES:
-        allocate(model, command, setpoint[0], setpoint[1], setpoint[2], setpoint[3])
+        allocate(nominal, command, setpoint[0], setpoint[1], setpoint[2], setpoint[3])
         return
     if mode == FlightMode.POSITION:
         if state.use_reference[w, d]:
@@ -275,12 +275,12 @@ def control_tick(state, model, config, mode, w, d, rotation):
             ref[1] = _clip(setpoint[1], MAX_REFERENCE)
             ref[2] = _clip(setpoint[3], MAX_REFERENCE)
             ref[15] = setpoint[2]
-        f, tx, ty, tz = geometric_wrench(state, model, config.gravity, w, d, rotation, ref)
-        allocate(model, command, f, tx, ty, tz)
+        f, tx, ty, tz = geometric_wrench(state, nominal, config.gravity, w, d, rotation, ref)
+        allocate(nominal, command, f, tx, ty, tz)
         return
     if mode == FlightMode.RATES:
         p_ref, q_ref, r_ref = setpoint[0], setpoint[1], setpoint[2]
     else:
-        p_ref, q_ref, r_ref = attitude_rates(model, rotation, state.attitude_target[w, d])
-    tx, ty, tz = rate_torque(state, model, w, d, p_ref, q_ref, r_ref, config.control_period)
-    allocate(model, command, setpoint[3], tx, ty, tz)
+        p_ref, q_ref, r_ref = attitude_rates(nominal, rotation, state.attitude_target[w, d])
+    tx, ty, tz = rate_torque(state, nominal, w, d, p_ref, q_ref, r_ref, config.control_period)
+    allocate(nominal, command, setpoint[3], tx, ty, tz)

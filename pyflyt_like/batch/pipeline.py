@@ -28,7 +28,7 @@ BLOCKS = 256  # blocks of worlds shared among the threads (a few per thread bala
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def step_world(state, plant, model, config, mode, w, noise, step_index):
+def step_world(state, plant, nominal, config, mode, w, noise, step_index):
     """One physics step of world ``w`` (stages 1-7 above)."""
     n_drones = state.pos.shape[1]
     current_wind(state, plant, config, w)
@@ -38,8 +38,8 @@ def step_world(state, plant, model, config, mode, w, noise, step_index):
         q = state.quat[w, d]
         rotation = quat_to_matrix(q[0], q[1], q[2], q[3])
         if control_due:
-            control_tick(state, model, config, mode, w, d, rotation)
-        fx, fy, fz, tx, ty, tz = rotor_wrench(state, plant, model, config, w, d, rotation)
+            control_tick(state, nominal, config, mode, w, d, rotation)
+        fx, fy, fz, tx, ty, tz = rotor_wrench(state, plant, nominal, config, w, d, rotation)
         wrench, disturbance = state.wrench[w, d], plant.disturbance_torque[w, d]
         wrench[0], wrench[1], wrench[2] = fx, fy, fz
         wrench[3] = tx + disturbance[0]
@@ -63,7 +63,7 @@ def step_world(state, plant, model, config, mode, w, noise, step_index):
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
-def run_worlds(state, plant, model, config, mode, n_steps, noise, first, last):
+def run_worlds(state, plant, nominal, config, mode, n_steps, noise, first, last):
     """``n_steps`` physics steps of worlds ``first`` to ``last - 1``, one after another.
 
     Every stage is inlined into this loop (``inline="always"``): the named tuples of arrays
@@ -73,11 +73,11 @@ def run_worlds(state, plant, model, config, mode, n_steps, noise, first, last):
     for w in range(first, last):
         attitude_targets(state, mode, w)
         for step_index in range(n_steps):
-            step_world(state, plant, model, config, mode, w, noise, step_index)
+            step_world(state, plant, nominal, config, mode, w, noise, step_index)
 
 
 @njit(cache=True, parallel=True, error_model="numpy")
-def advance(state, plant, model, config, mode, n_steps, noise):
+def advance(state, plant, nominal, config, mode, n_steps, noise):
     """Run ``n_steps`` physics steps of every world, blocks of worlds in parallel.
 
     ``noise`` is (n_steps, n_worlds, 5) standard normal draws for the turbulence (any
@@ -86,5 +86,5 @@ def advance(state, plant, model, config, mode, n_steps, noise):
     n_worlds = state.pos.shape[0]
     blocks = min(n_worlds, BLOCKS)
     for block in prange(blocks):
-        run_worlds(state, plant, model, config, mode, n_steps, noise,
+        run_worlds(state, plant, nominal, config, mode, n_steps, noise,
                    block * n_worlds // blocks, (block + 1) * n_worlds // blocks)

@@ -21,13 +21,13 @@ ground_effect_gain = njit(cache=True, _nrt=False, error_model="numpy")(
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def rotor_wrench(state, plant, model, config, w, d, rotation):
+def rotor_wrench(state, plant, nominal, config, w, d, rotation):
     """Advance the rotor speeds of (w, d) one step, then return its rotor wrench: body
     force (fx, fy, fz) [N] and torque about the centre of mass (tx, ty, tz) [N m]."""
     speeds, command = state.rotor_speed[w, d], state.rotor_command[w, d]
     gain, kf, km = plant.lag_gain[w, d], plant.kf[w, d], plant.km[w, d]
     com = plant.com_offset[w, d]
-    positions, spins = model.positions, model.spins
+    positions, spins = nominal.positions, nominal.spins
     z = state.pos[w, d, 2]
     upright = config.ground_effect and rotation[8] > 0.0
     fx = fy = fz = tx = ty = tz = 0.0
@@ -40,8 +40,8 @@ def rotor_wrench(state, plant, model, config, w, d, rotation):
         px, py, pz = positions[i, 0], positions[i, 1], positions[i, 2]
         if upright:
             height = z + rotation[6] * px + rotation[7] * py + rotation[8] * pz
-            thrust += thrust * ground_effect_gain(height, model.prop_radius,
-                                                  model.ground_effect_coeff, model.ground_clip)
+            thrust += thrust * ground_effect_gain(height, nominal.prop_radius,
+                                                  nominal.ground_effect_coeff, nominal.ground_clip)
         fz += thrust
         tx += (py - com[1]) * thrust
         ty -= (px - com[0]) * thrust
@@ -51,10 +51,10 @@ def rotor_wrench(state, plant, model, config, w, d, rotation):
         vel, wind = state.vel[w, d], state.wind[w]
         bx, by, bz = transpose_times_vector(rotation, vel[0] - wind[0], vel[1] - wind[1],
                                             vel[2] - wind[2])
-        scale = total * model.speed_to_rad_s * plant.drag_scale[w, d]
-        dx = -model.drag_coeffs[0] * bx * scale
-        dy = -model.drag_coeffs[1] * by * scale
-        dz = -model.drag_coeffs[2] * bz * scale
+        scale = total * nominal.speed_to_rad_s * plant.drag_scale[w, d]
+        dx = -nominal.drag_coeffs[0] * bx * scale
+        dy = -nominal.drag_coeffs[1] * by * scale
+        dz = -nominal.drag_coeffs[2] * bz * scale
         fx += dx
         fy += dy
         fz += dz
@@ -65,12 +65,12 @@ def rotor_wrench(state, plant, model, config, w, d, rotation):
     if config.downwash:
         pos = state.pos[w]
         vertical = 0.0
-        c = model.downwash_coeffs
+        c = nominal.downwash_coeffs
         for other in range(pos.shape[0]):
             if other != d:
                 vertical += downwash_force(
                     math.hypot(pos[other, 0] - pos[d, 0], pos[other, 1] - pos[d, 1]),
-                    pos[other, 2] - pos[d, 2], model.prop_radius, c[0], c[1], c[2])
+                    pos[other, 2] - pos[d, 2], nominal.prop_radius, c[0], c[1], c[2])
         fx += rotation[6] * vertical
         fy += rotation[7] * vertical
         fz += rotation[8] * vertical
