@@ -20,9 +20,11 @@ import numpy as np
 from numba import njit
 
 from pyflyt_like.common.multirotor_model import MultirotorModel
+from pyflyt_like.common.validation import as_float_array
 
 FLIGHT_MODES = (-1, 0, 1)  # the batched engine's multirotor modes the tasks fly
 YAW_TURN = math.pi / 4  # rad: the attitude-mode heading change at a yaw action of +-1
+_TRUSTED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def check_flight_mode(flight_mode: object) -> int:
@@ -35,6 +37,30 @@ def check_flight_mode(flight_mode: object) -> int:
         raise ValueError(f"flight_mode must be one of {list(FLIGHT_MODES)} (-1 rotor speeds, "
                          f"0 rates + thrust, 1 attitude + thrust), got {flight_mode}")
     return int(flight_mode)
+
+
+def action_size(flight_mode: int, n_rotors: int) -> int:
+    """k, the length of one action: the rotor count in mode -1, else 4."""
+    return n_rotors if flight_mode == -1 else 4
+
+
+def check_actions(name: str, actions: object, shape: tuple[int, ...]) -> np.ndarray:
+    """``actions`` as a float array of ``shape``, checked for type and shape.
+
+    The fast path: a float32 or float64 ndarray of the right shape is returned as it is,
+    after one dtype and one shape comparison (its finiteness is checked by
+    :func:`clip_actions`, in the pass that clips it). Anything else goes through the full
+    check and comes back as a finite float64 copy.
+
+    Raises:
+        TypeError: not numbers: strings (also numeric ones such as ``"0.5"``), bools,
+            complex numbers, ragged nesting, objects, naming ``name``.
+        ValueError: the wrong shape, or NaN or inf entries (full check only), naming ``name``.
+    """
+    if type(actions) is np.ndarray and actions.dtype in _TRUSTED_DTYPES and (
+            actions.shape == shape):
+        return actions
+    return as_float_array(name, actions, shape)
 
 
 class HoverCentredScaling:
@@ -67,7 +93,7 @@ class HoverCentredScaling:
                 centre = np.array((0.0, 0.0, 0.0, weight))
             below = np.array((*angular, thrust_range[0]))
             above = np.array((*angular, thrust_range[1]))
-        self.size = len(centre)
+        self.size = action_size(self.flight_mode, n)
         self._centre, self._below, self._above = centre, below, above
         self._yaw_column = 2 if self.flight_mode == 1 else -1
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
+from pyflyt_like.common.validation import check_choice
+
 from ..registry import MULTIROTOR_TASK_CLASSES, load
 from .actions import HoverCentredScaling, clip_actions
 from .kinematics import Kinematics
@@ -37,10 +39,13 @@ class Episodes:
         task: the task over the backend's W worlds.
         backend: the engine.
         options: the checked options.
+        action_name: the env's name of the action argument, for error messages.
     """
 
-    def __init__(self, task: MultirotorTask, backend, options: TaskOptions):
+    def __init__(self, task: MultirotorTask, backend, options: TaskOptions,
+                 action_name: str = "actions"):
         self.task, self.backend, self.options = task, backend, options
+        self.action_name = action_name
         self.n_worlds = n = task.n_worlds
         self.action_scaling = HoverCentredScaling(backend.model, options.flight_mode,
                                                   backend.gravity)
@@ -88,21 +93,30 @@ class Episodes:
              restart: np.ndarray | None = None):
         """Apply (W, k) actions for one agent period.
 
+        ``action`` is a float32 or float64 (W, k) array, checked for type and shape by the
+        env (:func:`.actions.check_actions`); NaN or inf are refused here, in the pass that
+        clips it, before anything changes.
+
         ``restart`` ((W,) bool) marks worlds whose episode ended at the previous step (the
         VectorEnv's next-step autoreset): they start a new episode instead, ignoring their
         action, with reward 0, not terminated, not truncated.
 
+        Worlds whose physics diverged in this step (the engine's ``diverged``: their state
+        went non-finite and the engine put them back at their start) end their episode as a
+        crash: terminated, with the task's :attr:`~.tasks.base.MultirotorTask.failure_reward`.
+
         Returns:
             observations (W, obs) float32, rewards (W,), terminated (W,) bool, truncated
             (W,) bool.
+
+        Raises:
+            RuntimeError: before the first :meth:`reset`.
+            ValueError: NaN or inf in ``action``; nothing changed.
         """
-        try:
-            action = np.asarray(action, np.float64)
-        except (TypeError, ValueError):
-            raise TypeError(f"actions must be numbers (normalised to [-1, 1]), got "
-                            f"{np.asarray(action).dtype} values") from None
+        if self._kinematics is None:
+            raise RuntimeError("step() called before reset(): call reset() first")
         if not clip_actions(action, self.last_action):
-            raise ValueError("actions must be finite (no NaN or inf)")
+            raise ValueError(f"{self.action_name} must be finite (no NaN or inf)")
         pending = self._pending
         pending[self._slot] = self.last_action
         self._slot = (self._slot + 1) % len(pending)
@@ -114,6 +128,11 @@ class Episodes:
         np.multiply(self.step_count, self.agent_period, out=self.time)
         kinematics = self.backend.kinematics()
         reward, terminated = self.task.evaluate(kinematics, self.time, rng)
+        diverged = self.backend.diverged()
+        if diverged.any():
+            # scored above from the start state the engine put them back in: not earned
+            reward[diverged] = self.task.failure_reward
+            terminated |= diverged
         truncated = (self.step_count >= self.max_steps) & ~terminated
         if restart is not None and restart.any():
             kinematics = self._start(restart, rng)
@@ -141,9 +160,27 @@ def single_spaces(episodes: Episodes) -> tuple[spaces.Box, spaces.Box]:
     return observation, action
 
 
+def task_class(task_name: str) -> type[MultirotorTask]:
+    """The class of the task ``task_name`` ("Hover", "Reach", "Track", "Land")."""
+    return load(MULTIROTOR_TASK_CLASSES[check_choice("task", task_name,
+                                                    tuple(MULTIROTOR_TASK_CLASSES))])
+
+
 def make_task(task_name: str, n_worlds: int, options: TaskOptions) -> MultirotorTask:
     """The task ``task_name`` ("Hover", "Reach", "Track", "Land") over ``n_worlds``."""
-    if task_name not in MULTIROTOR_TASK_CLASSES:
-        raise ValueError(f"task must be one of {list(MULTIROTOR_TASK_CLASSES)}, got "
-                         f"{task_name!r}")
-    return load(MULTIROTOR_TASK_CLASSES[task_name])(n_worlds, 1.0 / options.agent_hz)
+    return task_class(task_name)(n_worlds, 1.0 / options.agent_hz)
+
+
+def estimated_bytes(n_worlds: int, feature_size: int, action_size: int,
+                    options: TaskOptions) -> float:
+    """The env layer's memory [bytes] over ``n_worlds`` (the engine's not included): the
+    observation buffer and the copy each call returns, the noise draw, the ring of pending
+    actions ((delay + 1, W, k) float64), the last action, the task's per-world arrays
+    (a few times its feature rows) and the (W,) temporaries of one step."""
+    observation_size = feature_size + STATE_SIZE + action_size
+    per_world = (4 * 2 * observation_size  # float32 buffer + the returned copy
+                 + 8 * observation_size * (options.observation_noise > 0.0)
+                 + 8 * action_size * (options.action_delay_steps + 3)
+                 + 8 * 4 * feature_size
+                 + 8 * 64)  # rotation matrices, headings, step counters, temporaries
+    return float(n_worlds) * per_world

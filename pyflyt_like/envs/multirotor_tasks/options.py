@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import sys
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from pyflyt_like.batch.randomization import check_randomize
 from pyflyt_like.common.validation import (
-    check_finite,
     check_int,
+    check_non_negative_float,
     check_positive_float,
     check_positive_int,
+    check_seed,
     divisors_text,
 )
 
@@ -20,6 +21,17 @@ from .actions import check_flight_mode
 
 DEFAULT_PHYSICS_HZ = 500
 DEFAULT_AGENT_HZ = 50
+# A rotor's speed settles in ~10 ms, the controllers run at physics_hz: 10 kHz resolves both
+# a hundred times over, and keeps the physics steps of one agent step (physics_hz /
+# agent_hz, all of them in one engine call) bounded.
+MAX_PHYSICS_HZ = 10_000
+# An hour of flight, hundreds of times the tasks' own 5-10 s; a longer time limit is no
+# limit, and the step count (duration * agent_hz) stays far within int64.
+MAX_DURATION_SECONDS = 3600.0
+# 1000 agent steps are 20 s of latency at the default 50 Hz, longer than any task's default
+# episode: an action delayed further never flies. The pending actions are a ring of
+# (delay + 1, num_envs, k) floats, so the bound also bounds that memory per env.
+MAX_ACTION_DELAY_STEPS = 1000
 
 
 @dataclass(frozen=True)
@@ -31,13 +43,20 @@ class TaskOptions:
             crazyflie21plus, hexarotor).
         flight_mode: -1 rotor speeds, 0 body rates + thrust, 1 attitude + thrust.
         agent_hz: agent steps per second; must divide ``physics_hz``.
-        physics_hz: physics (and controller) rate [Hz].
-        max_duration_seconds: episode length [s]; None for the task's default.
+        physics_hz: physics (and controller) rate [Hz], at most :data:`MAX_PHYSICS_HZ`.
+        max_duration_seconds: episode length [s], in (0, :data:`MAX_DURATION_SECONDS`];
+            None for the task's default. Rounded to whole agent steps, at least one.
         randomize: the batched engine's ``randomize`` ranges (the twin applies ``mass`` and
             ``inertia``), or None.
-        action_delay_steps: agent steps between an action and its effect (>= 0).
+        action_delay_steps: agent steps between an action and its effect, in
+            [0, :data:`MAX_ACTION_DELAY_STEPS`].
         observation_noise: standard deviation of Gaussian noise added to every observation
-            entry (>= 0, in the entry's unit).
+            entry (finite, >= 0, in the entry's unit; the noisy entries are clipped to the
+            observation space, so any finite value keeps them finite).
+        seed: seed of the first ``reset`` that gets none: None or an int in [0, 2**63).
+
+    Numbers may be Python or numpy numbers; a bool or a string is never one. The checked
+    values are stored as Python ints and floats.
     """
 
     drone_model: str = "crazyflie21"
@@ -48,30 +67,44 @@ class TaskOptions:
     randomize: dict | None = None
     action_delay_steps: int = 0
     observation_noise: float = 0.0
+    seed: int | None = None
 
     def __post_init__(self):
         if not isinstance(self.drone_model, str):
             raise TypeError(f"drone_model must be the name of a multirotor YAML (str), got "
                             f"{self.drone_model!r}")
-        check_flight_mode(self.flight_mode)
-        physics_hz = check_positive_int("physics_hz", self.physics_hz)
-        agent_hz = check_positive_int("agent_hz", self.agent_hz)
+        checked = {"flight_mode": check_flight_mode(self.flight_mode),
+                   "physics_hz": check_positive_int("physics_hz", self.physics_hz,
+                                                    maximum=MAX_PHYSICS_HZ),
+                   "agent_hz": check_positive_int("agent_hz", self.agent_hz)}
+        physics_hz, agent_hz = checked["physics_hz"], checked["agent_hz"]
         if physics_hz % agent_hz:
             raise ValueError(f"agent_hz={agent_hz} must divide physics_hz={physics_hz}; "
                              f"allowed: {divisors_text(physics_hz)}")
         if self.max_duration_seconds is not None:
-            check_positive_float("max_duration_seconds", self.max_duration_seconds)
+            duration = check_positive_float("max_duration_seconds", self.max_duration_seconds)
+            if duration > MAX_DURATION_SECONDS:
+                raise ValueError(f"max_duration_seconds must be at most "
+                                 f"{MAX_DURATION_SECONDS:g} s (an hour), got {duration!r}")
+            checked["max_duration_seconds"] = duration
         check_randomize(self.randomize)
-        if check_int("action_delay_steps", self.action_delay_steps) < 0:
-            raise ValueError(f"action_delay_steps must be an int >= 0, got "
-                             f"{self.action_delay_steps}")
-        if check_finite("observation_noise", self.observation_noise) < 0:
-            raise ValueError(f"observation_noise must be a finite number >= 0, got "
-                             f"{self.observation_noise!r}")
+        delay = check_int("action_delay_steps", self.action_delay_steps)
+        if not 0 <= delay <= MAX_ACTION_DELAY_STEPS:
+            raise ValueError(f"action_delay_steps must be an int in [0, "
+                             f"{MAX_ACTION_DELAY_STEPS}] (agent steps), got {delay}")
+        checked["action_delay_steps"] = delay
+        checked["observation_noise"] = check_non_negative_float("observation_noise",
+                                                                self.observation_noise)
+        checked["seed"] = check_seed("seed", self.seed)
+        for name, value in checked.items():  # numpy numbers stored as Python's
+            object.__setattr__(self, name, value)
 
     @property
     def physics_steps_per_action(self) -> int:
         return self.physics_hz // self.agent_hz
+
+
+OPTION_NAMES = tuple(field.name for field in fields(TaskOptions))
 
 
 def task_options(options: dict[str, Any]) -> TaskOptions:
@@ -81,8 +114,13 @@ def task_options(options: dict[str, Any]) -> TaskOptions:
     ``DeprecationWarning`` attributed to the line that asked for the env.
 
     Raises:
-        TypeError: for both ``control_mode`` and ``flight_mode``, or an unknown option.
+        TypeError: for both ``control_mode`` and ``flight_mode``, or an unknown option (the
+            message lists the accepted ones).
     """
+    unknown = sorted(set(options) - set(OPTION_NAMES) - {"control_mode"})
+    if unknown:
+        raise TypeError(f"unknown task option(s) {unknown}; the options are "
+                        f"{list(OPTION_NAMES)}")
     if "control_mode" in options:
         options = dict(options)
         if "flight_mode" in options:

@@ -7,9 +7,11 @@ from typing import Any
 import gymnasium
 import numpy as np
 
+from pyflyt_like.common.validation import check_seed
 from pyflyt_like.core.abstractions.camera import make_chase_camera
 
 from ..base.rendering import DEFAULT_RENDER_RESOLUTION, check_render_mode, check_render_resolution
+from .actions import check_actions
 from .backends.pybullet import PyBulletBackend
 from .episodes import Episodes, make_task, single_spaces
 from .options import task_options
@@ -28,7 +30,12 @@ class MultirotorTwinEnv(gymnasium.Env):
         render_resolution: (height, width) of rgb_array frames [px].
         **options: the task options, see :class:`.options.TaskOptions`; ``randomize``
             takes ``mass`` and ``inertia`` here (``control_mode``, the old name of
-            ``flight_mode``, is accepted for one release).
+            ``flight_mode``, is accepted for one release); ``seed`` seeds the first reset
+            that gets none, as in the VectorEnv.
+
+    Raises:
+        TypeError, ValueError: a bad argument or option, naming it.
+        FileNotFoundError: an unknown ``drone_model``.
     """
 
     metadata = {"render_modes": ["human", "rgb_array"]}
@@ -42,22 +49,45 @@ class MultirotorTwinEnv(gymnasium.Env):
         backend = PyBulletBackend(self.options.drone_model, self.options.flight_mode,
                                   self.options.physics_hz, self.options.randomize,
                                   render=self.render_mode == "human")
-        self.episodes = Episodes(episode_task, backend, self.options)
+        self.episodes = Episodes(episode_task, backend, self.options, action_name="action")
         self.observation_space, self.action_space = single_spaces(self.episodes)
+        self._action_shape = self.action_space.shape
         self.metadata = {**self.metadata, "render_fps": self.options.agent_hz}
         self._camera = (make_chase_camera(backend.aviary, backend.drone, resolution)
                         if self.render_mode == "rgb_array" else None)
+        self._seed = self.options.seed
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        """Start a new episode; ``seed`` (None or an int in [0, 2**63)) reseeds the env's
+        generator first. ``options`` must be None or empty: the twin takes no reset options.
+
+        Raises:
+            TypeError, ValueError: a bad ``seed`` or ``options``, naming it; the env is left
+                exactly as it was.
+        """
+        seed = check_seed("seed", seed)
+        if options is not None and not isinstance(options, dict):
+            raise TypeError(f"options must be None or an empty dict (the twin takes no reset "
+                            f"options), got {options!r}")
+        if options:
+            raise ValueError(f"options has unknown key(s) "
+                             f"{', '.join(sorted(map(repr, options)))}; the twin takes no "
+                             f"reset options (its reset restarts its one world)")
+        if seed is None and self._seed is not None:
+            seed, self._seed = self._seed, None
         super().reset(seed=seed)
         observation = self.episodes.reset(_ALL, self.np_random)
         return observation[0].copy(), self._info()
 
     def step(self, action):
-        action = np.asarray(action)
-        if action.shape != self.action_space.shape:
-            raise ValueError(f"action must have shape {self.action_space.shape}, got "
-                             f"{action.shape}")
+        """Fly ``action`` ((k,) numbers in [-1, 1], clipped) for one agent step.
+
+        Raises:
+            TypeError: ``action`` is not numbers (strings, bools, complex, ragged).
+            ValueError: the wrong shape, or NaN or inf; the env is left exactly as it was.
+            RuntimeError: before the first :meth:`reset`.
+        """
+        action = check_actions("action", action, self._action_shape)
         observation, reward, terminated, truncated = self.episodes.step(action[None],
                                                                         self.np_random)
         return (observation[0].copy(), float(reward[0]), bool(terminated[0]),

@@ -8,12 +8,18 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from pyflyt_like.common.validation import check_positive_int
+from pyflyt_like.batch.memory import engine_bytes
+from pyflyt_like.common.multirotor_model import load_multirotor_model
+from pyflyt_like.common.validation import check_memory, check_positive_int, check_seed
 
 from ..base.rendering import DEFAULT_RENDER_RESOLUTION, check_render_resolution
+from .actions import action_size, check_actions
 from .backends.batched import BatchBackend
-from .episodes import Episodes, make_task, single_spaces
-from .options import task_options
+from .episodes import Episodes, estimated_bytes, single_spaces, task_class
+from .options import TaskOptions, task_options
+
+RESET_OPTIONS = ("reset_mask",)
+"""The keys ``reset(options=...)`` accepts."""
 
 
 class MultirotorVectorEnv(VectorEnv):
@@ -27,12 +33,19 @@ class MultirotorVectorEnv(VectorEnv):
 
     Args:
         task: "Hover", "Reach", "Track" or "Land".
-        num_envs: number of worlds.
+        num_envs: number of worlds, a positive int; the env's arrays and the engine's must
+            fit in half this machine's memory together, else a ValueError gives the estimate
+            before anything is allocated.
         render_mode: None or "rgb_array" (a PyBullet view of world 0).
         render_resolution: (height, width) of frames [px].
-        seed: seed of the first reset if ``reset`` gets none.
+        seed: seed of the first reset if ``reset`` gets none: None or an int in [0, 2**63)
+            (checked here, so ``gymnasium.make_vec(..., seed=-1)`` fails at once).
         **options: the task options, see :class:`.options.TaskOptions` (``control_mode``,
             the old name of ``flight_mode``, is accepted for one release).
+
+    Raises:
+        TypeError, ValueError: a bad argument or option, naming it.
+        FileNotFoundError: an unknown ``drone_model``.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["rgb_array"]}
@@ -46,17 +59,20 @@ class MultirotorVectorEnv(VectorEnv):
                              f"got {render_mode!r}")
         self.render_mode = render_mode
         self._resolution = check_render_resolution(render_resolution)
-        self.options = task_options(options)
+        self.options = task_options({**options, "seed": seed})
+        kind = task_class(task)
+        _check_env_memory(self.num_envs, kind.feature_size, self.options)
         backend = BatchBackend(self.num_envs, self.options.drone_model,
                                self.options.flight_mode, self.options.physics_hz,
                                self.options.randomize)
-        self.episodes = Episodes(make_task(task, self.num_envs, self.options), backend,
-                                 self.options)
+        self.episodes = Episodes(kind(self.num_envs, 1.0 / self.options.agent_hz), backend,
+                                 self.options, action_name="actions")
         self.single_observation_space, self.single_action_space = single_spaces(self.episodes)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._action_shape = self.action_space.shape
         self.metadata = {**self.metadata, "render_fps": self.options.agent_hz}
-        self._seed = seed
+        self._seed = self.options.seed
         self._autoreset = np.zeros(self.num_envs, bool)
         self._all = np.ones(self.num_envs, bool)
         self._view = self._camera = None
@@ -65,43 +81,81 @@ class MultirotorVectorEnv(VectorEnv):
               options: dict[str, Any] | None = None):
         """Reset all envs, or those of ``options["reset_mask"]`` ((num_envs,) bool).
 
-        ``seed`` reseeds the env's one generator first: an int, or a list of num_envs ints
-        (as stable-baselines3 and ``SyncVectorEnv`` pass; the generator is seeded from the
-        whole list). The same seed gives the same rollouts for the same actions.
+        ``seed`` reseeds the env's one generator first: None, an int in [0, 2**63), or a
+        list (or tuple) of num_envs such ints (as stable-baselines3 and ``SyncVectorEnv``
+        pass; the generator is seeded from the whole list). The same seed gives the same
+        rollouts for the same actions. ``options`` is None or a dict whose only key is
+        ``"reset_mask"``.
+
+        Raises:
+            TypeError, ValueError: a bad ``seed``, ``options`` or mask, naming it; the env
+                is left exactly as it was.
         """
-        if seed is None and self._seed is not None:
-            seed, self._seed = self._seed, None
-        if isinstance(seed, (list, tuple)):
-            if len(seed) != self.num_envs or not all(
-                    isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0
-                    for s in seed):
-                raise TypeError(f"seed must be None, an int >= 0 or a list of {self.num_envs} "
-                                f"ints >= 0, got {seed!r}")
+        seeds = self._checked_seed(seed)
+        mask = self._reset_mask_of(options)
+        # everything is checked: from here on the env changes
+        if seeds is None and self._seed is not None:
+            seeds, self._seed = self._seed, None
+        if isinstance(seeds, list):
             super().reset()
-            self.np_random = np.random.Generator(np.random.PCG64(
-                np.random.SeedSequence([int(s) for s in seed])))
-        elif seed is not None and (isinstance(seed, bool)
-                                   or not isinstance(seed, (int, np.integer))):
-            raise TypeError(f"seed must be None, an int >= 0 or a list of {self.num_envs} "
-                            f"ints >= 0, got {seed!r}")
+            self.np_random = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seeds)))
         else:
-            super().reset(seed=seed)
-        mask = self._all
-        if options is not None and "reset_mask" in options:
-            mask = np.asarray(options["reset_mask"])
-            if mask.dtype != bool or mask.shape != (self.num_envs,):
-                raise ValueError(f"options['reset_mask'] must be a bool array of shape "
-                                 f"({self.num_envs},), got {mask.dtype} {mask.shape}")
+            super().reset(seed=seeds)
         observation = self.episodes.reset(mask, self.np_random)
         self._autoreset &= ~mask
         return observation.copy(), self._infos()
 
+    def _checked_seed(self, seed: object) -> int | list[int] | None:
+        """``seed`` checked: None, an int, or a list of num_envs ints."""
+        if not isinstance(seed, (list, tuple)):
+            try:
+                return check_seed("seed", seed)
+            except (TypeError, ValueError) as error:
+                raise type(error)(f"seed must be None, an integer in [0, 2**63) or a list of "
+                                  f"num_envs={self.num_envs} such integers, got "
+                                  f"{seed!r}") from None
+        if len(seed) != self.num_envs:  # a TypeError, as it always was: callers catch it
+            raise TypeError(f"seed must be None, an integer in [0, 2**63) or a list of "
+                             f"num_envs={self.num_envs} such integers, got a list of "
+                             f"{len(seed)}")
+        return [_checked_list_seed(i, s) for i, s in enumerate(seed)]
+
+    def _reset_mask_of(self, options: object) -> np.ndarray:
+        """The (num_envs,) bool mask of checked reset ``options`` (all envs by default)."""
+        if options is None:
+            return self._all
+        if not isinstance(options, dict):
+            raise TypeError(f"options must be None or a dict with keys among "
+                            f"{list(RESET_OPTIONS)}, got {options!r}")
+        unknown = sorted(map(repr, set(options) - set(RESET_OPTIONS)))
+        if unknown:
+            raise ValueError(f"options has unknown key(s) {', '.join(unknown)}; the accepted "
+                             f"keys are {list(RESET_OPTIONS)}")
+        if "reset_mask" not in options:
+            return self._all
+        value = options["reset_mask"]
+        try:
+            mask = np.asarray(value)
+            got = f"{mask.dtype} values of shape {mask.shape}"
+        except ValueError:  # ragged nesting
+            mask, got = None, repr(value)
+        if mask is None or mask.dtype != bool or mask.shape != (self.num_envs,):
+            raise ValueError(f"options['reset_mask'] must be a bool array of shape "
+                             f"({self.num_envs},), got {got}")
+        return mask
+
     def step(self, actions):
-        """Advance every env one agent step; envs whose episode ended last step restart."""
-        actions = np.asarray(actions)
-        if actions.shape != self.action_space.shape:
-            raise ValueError(f"actions must have shape {self.action_space.shape}, got "
-                             f"{actions.shape}")
+        """Advance every env one agent step; envs whose episode ended last step restart.
+
+        ``actions``: (num_envs, k) numbers, each in [-1, 1] (clipped). A float32 or float64
+        ndarray of that shape is used as it is; other numbers (ints, lists) are converted.
+
+        Raises:
+            TypeError: ``actions`` are not numbers (strings, bools, complex, ragged).
+            ValueError: the wrong shape, or NaN or inf; the env is left exactly as it was.
+            RuntimeError: before the first :meth:`reset`.
+        """
+        actions = check_actions("actions", actions, self._action_shape)
         observation, reward, terminated, truncated = self.episodes.step(
             actions, self.np_random, restart=self._autoreset)
         self._autoreset = terminated | truncated
@@ -138,3 +192,25 @@ class MultirotorVectorEnv(VectorEnv):
         if self._view is not None:
             self._view.close()
             self._view = None
+
+
+def _checked_list_seed(index: int, value: object) -> int:
+    try:
+        if value is None:  # one generator cannot be half seeded
+            raise TypeError
+        return check_seed(f"seed[{index}]", value)
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"seed[{index}] must be an integer in [0, 2**63) (a list of seeds "
+                          f"holds no None), got {value!r}") from None
+
+
+def _check_env_memory(num_envs: int, feature_size: int, options: TaskOptions) -> None:
+    """Refuse ``num_envs`` whose arrays (the env's and its engine's together) would not
+    fit, before any is allocated."""
+    n_rotors = load_multirotor_model(options.drone_model).n_rotors
+    k = action_size(options.flight_mode, n_rotors)
+    delay = options.action_delay_steps
+    check_memory(f"num_envs={num_envs}" + (f" with action_delay_steps={delay}" if delay else ""),
+                 estimated_bytes(num_envs, feature_size, k, options)
+                 + engine_bytes(num_envs, 1, n_rotors),
+                 hint="use fewer envs" + (" or a shorter delay" if delay else ""))

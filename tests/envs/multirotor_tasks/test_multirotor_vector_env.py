@@ -306,7 +306,7 @@ def test_bad_actions_and_seeds_raise():
         envs.step(np.zeros((3, 4)))
     with pytest.raises(ValueError, match="finite"):
         envs.step(np.full((2, 4), np.nan))
-    with pytest.raises(TypeError, match="actions must be numbers"):
+    with pytest.raises(TypeError, match="actions must be a numeric array"):
         envs.step(np.full((2, 4), "a"))
     twin = make_twin("Hover")
     twin.reset(seed=0)
@@ -314,7 +314,7 @@ def test_bad_actions_and_seeds_raise():
         twin.step(np.zeros(3))
     with pytest.raises(ValueError, match="finite"):
         twin.step(np.full(4, np.inf))
-    with pytest.raises(TypeError, match="actions must be numbers"):
+    with pytest.raises(TypeError, match="action must be a numeric array"):
         twin.step(["a"] * 4)
     twin.close()
     with pytest.raises(TypeError, match="seed"):

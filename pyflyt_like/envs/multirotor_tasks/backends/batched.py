@@ -51,6 +51,11 @@ class BatchBackend:
         compiled call."""
         self.sim.step(n_steps)
 
+    def diverged(self) -> np.ndarray:
+        """(W,) bool, read-only: the worlds whose state went non-finite in the last
+        :meth:`step` (the engine put them back at their start state within that step)."""
+        return self.sim.diverged
+
     def kinematics(self) -> Kinematics:
         rot = quat_to_rotation(self._quat, self._rot, self._yaw)
         return Kinematics(self._pos, rot, self._vel, self._ang_vel, self._yaw)

@@ -44,6 +44,7 @@ class PyBulletBackend:
         self._pos, self._rot = np.zeros((1, 3)), np.zeros((1, 3, 3))
         self._vel, self._ang_vel = np.zeros((1, 3)), np.zeros((1, 3))
         self._yaw = np.zeros(1)
+        self._never_diverged = np.zeros(1, bool)
         self.setpoints = np.zeros((1, self.drone.setpoint_size_of(mode)))
 
     def reset(self, mask: np.ndarray, start_pos: np.ndarray, start_orn: np.ndarray,
@@ -72,6 +73,11 @@ class PyBulletBackend:
         self.aviary.set_setpoint(0, self.setpoints[0])
         for _ in range(n_steps):
             self.aviary.step()
+
+    def diverged(self) -> np.ndarray:
+        """(1,) False: a non-finite PyBullet state raises
+        :class:`~pyflyt_like.common.validation.NumericalError` from :meth:`step` instead."""
+        return self._never_diverged
 
     def kinematics(self) -> Kinematics:
         drone = self.drone

@@ -27,6 +27,11 @@ class MultirotorTask(ABC):
 
     max_duration_seconds: float  # default episode length [s]
     feature_size: int  # length of :meth:`features`' rows
+    #: The reward of a step whose physics diverged (the engine put the world back at its
+    #: start, so :meth:`evaluate` scored a state the drone never flew to): nothing earned,
+    #: neither progress nor a bonus; the lowest reward of Hover and Track, a standstill of
+    #: Reach and Land. The episode ends there, as a crash.
+    failure_reward: float = 0.0
 
     def __init__(self, n_worlds: int, agent_period: float):
         self.n_worlds = n_worlds
