@@ -229,6 +229,8 @@ def write_json(data, path: Path) -> None:
 def main() -> None:
     parser = make_parser()
     args = parser.parse_args()
+    if args.out.exists() and not args.out.is_dir():
+        parser.error(f"argument --out: {str(args.out)!r} is a file, not a folder")
     try:
         import torch
 
@@ -236,8 +238,9 @@ def main() -> None:
         from pyflyt_like.training import PPOConfig, train_ppo
         from pyflyt_like.training.memory import training_memory_bytes
     except ImportError:
-        sys.exit("this example needs torch: pip install torch --index-url "
-                 "https://download.pytorch.org/whl/cpu, then pip install 'pyflyt_like[rl]'")
+        parser.exit(2, "this example needs torch: pip install torch --index-url "
+                       "https://download.pytorch.org/whl/cpu, then pip install "
+                       "'pyflyt_like[rl]'\n")
     recipe = dict(RECIPES[args.task])
     recipe_minutes = recipe.pop("minutes")
     minutes = recipe_minutes if args.minutes is None else args.minutes

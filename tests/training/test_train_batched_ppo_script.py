@@ -85,8 +85,20 @@ def test_an_out_that_is_a_file_exits_2(tmp_path):
     result = _run("--out", str(path))
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.splitlines() == [
-        f"train_batched_ppo.py: error: argument --out: cannot create folder {str(path)!r}: "
-        f"File exists (see --help)"]
+        f"train_batched_ppo.py: error: argument --out: {str(path)!r} is a file, not a folder "
+        f"(see --help)"]
+
+
+def test_without_torch_the_script_exits_2_naming_the_extra():
+    hide_torch = ("import sys, runpy; sys.modules['torch'] = None; "
+                  f"sys.argv = [{str(SCRIPT)!r}]; runpy.run_path({str(SCRIPT)!r}, "
+                  "run_name='__main__')")
+    result = subprocess.run([sys.executable, "-c", hide_torch], capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.splitlines() == [
+        "this example needs torch: pip install torch --index-url "
+        "https://download.pytorch.org/whl/cpu, then pip install 'pyflyt_like[rl]'"]
 
 
 def test_a_num_envs_too_big_for_memory_exits_2_before_the_simulator_loads(tmp_path):
