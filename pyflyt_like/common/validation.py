@@ -76,15 +76,21 @@ def check_flight_mode(name: str, value: object, modes: Sequence[int]) -> int:
     return int(value)
 
 
-def check_finite(name: str, value: object) -> float:
-    """Return ``value`` as a float if it is a finite real number (not a bool), else raise."""
+def _real(name: str, value: object, allowed: str) -> float:
+    """``value`` as a float (inf for an int beyond float64, 10**400) if it is a real number
+    of Python or numpy (not a bool), else a TypeError saying it must be ``allowed``."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(
             value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a finite number, got {value!r}")
+        raise TypeError(f"{name} must be {allowed}, got {value!r}")
     try:
-        number = float(value)
-    except OverflowError:  # an int beyond float64 (10**400)
-        number = math.inf
+        return float(value)
+    except OverflowError:
+        return math.inf
+
+
+def check_finite(name: str, value: object) -> float:
+    """Return ``value`` as a float if it is a finite real number (not a bool), else raise."""
+    number = _real(name, value, "a finite number")
     if not math.isfinite(number):
         raise ValueError(f"{name} must be a finite number, got {_describe(value)}")
     return number
@@ -171,13 +177,7 @@ def check_memory(what: str, n_bytes: float, hint: str = "") -> None:
 
 def check_positive_float(name: str, value: object) -> float:
     """Return ``value`` as a float if it is finite and > 0, else raise."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(
-            value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a finite number > 0, got {value!r}")
-    try:
-        number = float(value)
-    except OverflowError:  # an int beyond float64 (10**400)
-        number = math.inf
+    number = _real(name, value, "a finite number > 0")
     if not math.isfinite(number) or number <= 0:
         raise ValueError(f"{name} must be a finite number > 0, got {_describe(value)}")
     return number

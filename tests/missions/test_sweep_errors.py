@@ -25,17 +25,8 @@ from pyflyt_like.missions.sweep import (
 )
 from pyflyt_like.missions.sweep_parameters import format_value
 
-HOP_YAML = """\
-name: hop
-duration_limit: 20.0
-vehicles:
-  - name: quad
-    type: quadx
-    start: {position: [0.0, 0.0, 1.0]}
-    speed: 0.5
-    waypoints:
-      - [0.6, 0.0, 1.0]
-"""
+from .test_sweep import HOP_YAML
+
 # Seven levels of ten aliases: 10**7 ones from a 200-character argument.
 BILLION_LAUGHS = "speed=&a [1,1,1,1,1,1,1,1,1,1]" + "".join(
     f",&{b} [{','.join([f'*{a}'] * 10)}]" for a, b in zip("abcdef", "bcdefg"))

@@ -32,17 +32,8 @@ from pyflyt_like.missions.sweep_table import (
     save_table,
 )
 
-HOP_YAML = """\
-name: hop
-duration_limit: 20.0
-vehicles:
-  - name: quad
-    type: quadx
-    start: {position: [0.0, 0.0, 1.0]}
-    speed: 0.5
-    waypoints:
-      - [0.6, 0.0, 1.0]
-"""
+from .test_sweep import HOP_YAML
+
 FULL_DISK = os.strerror(errno.ENOSPC)
 PARAMETERS = [SweepParameter.parse("speed=0.3,0.6")]
 ROWS = [{"point": 0, "speed": 0.3, "seed": 0, "completed": True, "error": ""},
