@@ -109,14 +109,20 @@ def test_training_survives_a_killed_env_runner(cluster):
         os.kill(pids[0], signal.SIGKILL)
         sampled = [algo.train()["env_runners"]["num_env_steps_sampled_lifetime"]
                    for _ in range(3)]
-        healthy = algo.env_runner_group.num_healthy_remote_workers()
+        # RLlib restores a dead runner at the start of a later iteration, when its new actor
+        # answers: on a loaded machine that can take a few more iterations.
+        for _ in range(10):
+            healthy = algo.env_runner_group.num_healthy_remote_workers()
+            if healthy == 2:
+                break
+            sampled.append(algo.train()["env_runners"]["num_env_steps_sampled_lifetime"])
         new_pids = algo.env_runner_group.foreach_env_runner(lambda runner: os.getpid(),
                                                             local_env_runner=False)
     finally:
         algo.stop()
     # Training went on after the kill (the lifetime count keeps growing), and the dead
     # runner was replaced by a new process.
-    assert sampled[0] < sampled[1] < sampled[2]
+    assert all(a < b for a, b in zip(sampled, sampled[1:]))
     assert healthy == 2
     assert pids[0] not in new_pids and len(new_pids) == 2
 
