@@ -307,13 +307,7 @@ def check_float_in(name: str, value: object, low: float, high: float, *,
         ValueError: it is NaN, infinite, too large for a float (``10**400``) or outside.
     """
     interval = f"{'(' if low_open else '['}{low:g}, {high:g}]{unit}"
-    if isinstance(value, (bool, np.bool_)) or not isinstance(
-            value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a number in {interval}, got {value!r}")
-    try:
-        number = float(value)
-    except OverflowError:  # an int beyond the float range
-        number = math.inf
+    number = _real(name, value, f"a number in {interval}")
     inside = (math.isfinite(number) and (low < number if low_open else low <= number)
               and number <= high)
     if not inside:
