@@ -8,8 +8,9 @@ import numpy as np
 import pybullet
 
 from pyflyt_like.common.validation import as_float_array
+from pyflyt_like.physics.air import AIR_DENSITY, quadratic_drag
 
-AIR_DENSITY = 1.225  # kg/m^3, sea-level ISA
+__all__ = ["AIR_DENSITY", "BoringBodies", "base_air_velocity", "wind_at"]
 
 
 class BoringBodies:
@@ -95,8 +96,8 @@ class BoringBodies:
         uav, client, frame = self.uav_id, self.client_id, pybullet.LINK_FRAME
         for link, (vx, vy, vz), (kx, ky, kz) in zip(self.body_ids, self.local_air_velocity.tolist(),
                                                     self._half_rho_cd_a):
-            pybullet.applyExternalForce(uav, link, (-kx * vx * abs(vx), -ky * vy * abs(vy),
-                                                    -kz * vz * abs(vz)),
+            pybullet.applyExternalForce(uav, link, (quadratic_drag(vx, kx), quadratic_drag(vy, ky),
+                                                    quadratic_drag(vz, kz)),
                                         (0.0, 0.0, 0.0), frame, physicsClientId=client)
 
 

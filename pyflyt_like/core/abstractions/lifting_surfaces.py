@@ -1,31 +1,12 @@
-"""Lifting surfaces (wings, tails, control surfaces) on a rigid airframe.
+"""Lifting surfaces (wings, tails, control surfaces) on a rigid airframe, in PyBullet.
 
-Finite-wing model after Khan & Nahon (2015), the thin-airfoil family PyFlyt also uses:
-
-- aspect ratio ``AR = span / chord``; 3-D lift slope
-  ``Cla3 = Cla2 * AR / (AR + 2 (AR + 4) / (AR + 2))``;
-- a flap of chord fraction ``cf/c`` deflected by ``delta`` shifts the zero-lift angle by
-  ``-tau_f * eta * delta`` with ``tau_f = 1 - (theta_f - sin theta_f) / pi``,
-  ``theta_f = arccos(2 cf/c - 1)``; the maximum lift coefficient grows by half the flap's
-  lift increment (``STALL_LIFT_SHARE``), so the stall angles move by half that shift;
-- attached flow: ``Cl = Cla3 (alpha - alpha_0)``, induced angle ``alpha_i = Cl / (pi AR)``,
-  effective angle ``alpha_e = alpha - alpha_0 - alpha_i``; tangential ``Ct = Cd0 cos alpha_e``,
-  normal ``Cn = (Cl + Ct sin alpha_e) / cos alpha_e``,
-  ``Cd = Cn sin(alpha_e + alpha_i) + Ct cos(alpha_e + alpha_i)``;
-- stalled flow: flat plate with ``Cd90 = -0.0426 delta^2 + 0.21 delta + 1.98``,
-  ``Cn = Cd90 sin(alpha_e) (1 / (0.56 + 0.44 |sin alpha_e|) - 0.41 (1 - exp(-17 / AR)))``,
-  ``Ct = 0.5 Cd0 cos alpha_e``; the induced angle fades linearly from its stall value to 0 at
-  90 degrees;
-- moment about the quarter chord ``Cm = -Cn (0.25 - 0.175 (1 - 2 |alpha_e| / pi))``;
-- loads scale with ``Q S`` (``Q = rho V^2 / 2`` of the chordwise airflow) and ``Q S c``.
-
-The deflection follows ``command * deflection_limit`` through a first-order lag (exact
-discretisation, like the motors).
+The aerodynamics of a surface (Khan & Nahon's finite-wing model, its stall and flap terms,
+the deflection lag) are :mod:`pyflyt_like.physics.lifting_surface`, shared with the batched
+engine; this module applies them to a PyBullet body.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Literal
 
@@ -38,12 +19,18 @@ from pyflyt_like.common.validation import (
     check_int,
     check_positive_float,
 )
+from pyflyt_like.physics.lifting_surface import (
+    STALL_LIFT_SHARE,
+    angle_of_attack,
+    coefficients,
+    deflection_step,
+    surface_constants,
+    surface_loads,
+    surface_maps,
+)
 
-from .boring_bodies import AIR_DENSITY, base_air_velocity
+from .boring_bodies import base_air_velocity
 from .rigid_links import link_geometry
-
-# Share of a flap's lift increment that also raises the maximum lift coefficient.
-STALL_LIFT_SHARE = 0.5
 
 
 class LiftingSurface:
@@ -184,58 +171,37 @@ class LiftingSurfaces:
         self.lift_unit = np.array([s.lifting_unit for s in surfaces])
         self.forward_unit = np.array([s.forward_unit for s in surfaces])
         self.span_unit = np.cross(self.forward_unit, self.lift_unit)  # nose-up moment axis
-        self.chord, span = column("chord"), column("span")
-        self.area = self.chord * span
-        self.aspect = span / self.chord
-        self.cl_alpha = column("Cl_alpha_2D") * self.aspect / (
-            self.aspect + 2.0 * (self.aspect + 4.0) / (self.aspect + 2.0))
-        theta_f = np.arccos(2.0 * column("flap_to_chord") - 1.0)
-        self.flap_gain = (1.0 - (theta_f - np.sin(theta_f)) / np.pi) * column("eta")
-        self.alpha_0_base = np.radians(column("alpha_0_base"))
-        self.alpha_stall_p_base = np.radians(column("alpha_stall_P_base"))
-        self.alpha_stall_n_base = np.radians(column("alpha_stall_N_base"))
-        self.cd_0 = column("Cd_0")
+        constants = surface_constants(*(column(name) for name in (
+            "Cl_alpha_2D", "chord", "span", "flap_to_chord", "eta", "alpha_0_base",
+            "alpha_stall_P_base", "alpha_stall_N_base", "Cd_0", "deflection_limit",
+            "command_sign")))
+        self.constants = constants
+        self.chord, self.aspect, self.cl_alpha = constants.chord, constants.aspect, \
+            constants.cl_alpha
+        self.area = self.chord * column("span")
+        self.flap_gain, self.cd_0 = constants.flap_gain, constants.cd_0
+        self.alpha_0_base = constants.alpha_0_base
+        self.alpha_stall_p_base = constants.stall_p_base
+        self.alpha_stall_n_base = constants.stall_n_base
         self.deflection_limit = np.radians(column("deflection_limit"))
         self._lag_gain = 1.0 - np.exp(-physics_period / column("tau"))
-        self._plate_loss = 0.41 * (1.0 - np.exp(-17.0 / self.aspect))
         self.deflection = np.zeros(n)
-        self._build_maps(*link_geometry(self.client_id, self.uav_id, self.ids))
-        # Per surface, the constants of the hot path as plain floats.
-        self._constants = list(zip(
-            self.flap_gain.tolist(), self.alpha_0_base.tolist(),
-            self.alpha_stall_p_base.tolist(), self.alpha_stall_n_base.tolist(),
-            self.aspect.tolist(), self.cl_alpha.tolist(), self.cd_0.tolist(),
-            self._plate_loss.tolist()))
+        offsets, to_base = link_geometry(self.client_id, self.uav_id, self.ids)
+        self._flow_map, self._wrench_map = surface_maps(offsets, to_base, self.forward_unit,
+                                                        self.lift_unit)
+        # Per surface, the coefficients' constants of the hot path as plain floats.
+        self._constants = list(zip(*(getattr(constants, name).tolist() for name in (
+            "flap_gain", "alpha_0_base", "stall_p_base", "stall_n_base", "aspect", "cl_alpha",
+            "cd_0", "plate_loss"))))
         # Everything the hot loop needs about surface i, in one tuple of floats: command
         # index (-1: fixed), signed travel [rad], lag gain, rho S / 2, chord, coefficients.
         self._per_surface = list(zip(
             [-1 if c is None else int(c) for c in self.command_ids],
-            (self.command_sign * self.deflection_limit).tolist(), self._lag_gain.tolist(),
-            (0.5 * AIR_DENSITY * self.area).tolist(), self.chord.tolist(), self._constants))
+            constants.travel.tolist(), self._lag_gain.tolist(),
+            constants.half_rho_area.tolist(), self.chord.tolist(), self._constants))
         self._scales = [0.0] * (3 * n)
         self._flow = [0.0] * (2 * n)  # chordwise-forward then normal airflow [m/s]
         self._load_scales = np.zeros(3 * n)  # per surface: along forward, along lift, moment
-
-    def _build_maps(self, offsets: np.ndarray, to_base: np.ndarray) -> None:
-        """The linear maps: base motion -> surface airflow, and surface loads -> base wrench.
-
-        Args:
-            offsets: (n, 3) surface origins from the base, base frame [m].
-            to_base: (n, 3, 3) surface-to-base rotations.
-        """
-        forward = np.einsum("nij,nj->ni", to_base, self.forward_unit)  # base frame
-        lift = np.einsum("nij,nj->ni", to_base, self.lift_unit)
-        span = np.einsum("nij,nj->ni", to_base, self.span_unit)
-        # Airflow at a surface: v + w x r; its component along u is v.u + w.(r x u).
-        self._flow_map = np.vstack((np.hstack((forward, np.cross(offsets, forward))),
-                                    np.hstack((lift, np.cross(offsets, lift)))))
-        # Load of a surface: a force along forward and lift at r, plus a moment along span.
-        columns = []
-        for i in range(len(self.ids)):
-            columns += [np.concatenate((forward[i], np.cross(offsets[i], forward[i]))),
-                        np.concatenate((lift[i], np.cross(offsets[i], lift[i]))),
-                        np.concatenate((np.zeros(3), span[i]))]
-        self._wrench_map = np.array(columns).T
 
     def reset(self) -> None:
         """Centre every surface and forget the airflow."""
@@ -300,7 +266,7 @@ class LiftingSurfaces:
     def aerodynamics(self, alpha: np.ndarray, deflection: np.ndarray
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Return (Cl, Cd, Cm), each (n,), at angles of attack ``alpha`` and deflection [rad]."""
-        values = [_coefficients(a, d, *c) for a, d, c in
+        values = [coefficients(a, d, *c) for a, d, c in
                   zip(np.asarray(alpha, float).tolist(), np.asarray(deflection, float).tolist(),
                       self._constants)]
         return tuple(np.array(v) for v in zip(*values))
@@ -315,27 +281,16 @@ class LiftingSurfaces:
         commands = command.tolist() if isinstance(command, np.ndarray) else list(command)
         deflections = self.deflection.tolist()
         flow, n = self._flow, len(deflections)
-        atan2, sqrt = math.atan2, math.sqrt
         scales = self._scales
         for i, (index, travel, gain, half_rho_area, chord, constants) in enumerate(
                 self._per_surface):
-            target = 0.0
-            if index >= 0:
-                c = commands[index]
-                target = travel * (-1.0 if c < -1.0 else (1.0 if c > 1.0 else c))
-            deflection = deflections[i] + gain * (target - deflections[i])
+            deflection = deflection_step(deflections[i], commands[index] if index >= 0 else 0.0,
+                                         travel, gain)
             deflections[i] = deflection
             forward, up = flow[i], flow[n + i]
-            speed2 = forward * forward + up * up
-            alpha = atan2(-up, forward)
-            cl, cd, cm = _coefficients(alpha, deflection, *constants)
-            qs = half_rho_area * speed2
-            # sin and cos of alpha straight from the flow (alpha = 0 in still air).
-            speed = sqrt(speed2)
-            sin_a, cos_a = (-up / speed, forward / speed) if speed > 0.0 else (0.0, 1.0)
-            scales[3 * i] = qs * (cl * sin_a - cd * cos_a)
-            scales[3 * i + 1] = qs * (cl * cos_a + cd * sin_a)
-            scales[3 * i + 2] = qs * chord * cm
+            cl, cd, cm = coefficients(angle_of_attack(forward, up), deflection, *constants)
+            scales[3 * i], scales[3 * i + 1], scales[3 * i + 2] = surface_loads(
+                forward, up, cl, cd, cm, half_rho_area, chord)
         self.deflection[:] = deflections
         self._load_scales[:] = scales
         fx, fy, fz, tx, ty, tz = (self._wrench_map @ self._load_scales).tolist()
@@ -343,38 +298,6 @@ class LiftingSurfaces:
         pybullet.applyExternalForce(uav, -1, (fx, fy, fz), (0.0, 0.0, 0.0), frame,
                                     physicsClientId=client)
         pybullet.applyExternalTorque(uav, -1, (tx, ty, tz), frame, physicsClientId=client)
-
-
-def _coefficients(alpha: float, deflection: float, flap_gain: float, alpha_0_base: float,
-                  stall_p_base: float, stall_n_base: float, aspect: float, cl_alpha: float,
-                  cd_0: float, plate_loss: float) -> tuple[float, float, float]:
-    """(Cl, Cd, Cm) of one surface at angle of attack ``alpha`` and ``deflection`` [rad]."""
-    shift = flap_gain * deflection
-    alpha_0 = alpha_0_base - shift
-    stall_p = stall_p_base - (1.0 - STALL_LIFT_SHARE) * shift
-    stall_n = stall_n_base - (1.0 - STALL_LIFT_SHARE) * shift
-    if stall_n <= alpha <= stall_p:  # attached flow
-        cl = cl_alpha * (alpha - alpha_0)
-        induced = cl / (math.pi * aspect)
-        effective = alpha - alpha_0 - induced
-        cos_e = math.cos(effective)
-        tangential = cd_0 * cos_e
-        normal = (cl + tangential * math.sin(effective)) / cos_e
-        cd = normal * math.sin(effective + induced) + tangential * math.cos(effective + induced)
-    else:  # stalled: flat plate; the induced angle fades out towards 90 degrees
-        edge = stall_p if alpha > stall_p else stall_n
-        edge_induced = cl_alpha * (edge - alpha_0) / (math.pi * aspect)
-        fade = (math.pi / 2 - abs(alpha)) / (math.pi / 2 - abs(edge))
-        fade = 0.0 if fade < 0.0 else (1.0 if fade > 1.0 else fade)
-        effective = alpha - alpha_0 - edge_induced * fade
-        sin_e, cos_e = math.sin(effective), math.cos(effective)
-        cd90 = -0.0426 * deflection**2 + 0.21 * deflection + 1.98
-        normal = cd90 * sin_e * (1.0 / (0.56 + 0.44 * abs(sin_e)) - plate_loss)
-        tangential = 0.5 * cd_0 * cos_e
-        cl = normal * cos_e - tangential * sin_e
-        cd = normal * sin_e + tangential * cos_e
-    cm = -normal * (0.25 - 0.175 * (1.0 - 2.0 * abs(effective) / math.pi))
-    return cl, cd, cm
 
 
 def _check_rotation(rotation_matrix: object) -> np.ndarray:
