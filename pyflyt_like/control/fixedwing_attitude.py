@@ -28,37 +28,54 @@ import numpy as np
 from .pid import PID
 
 
-def reference_heading(rotation: np.ndarray) -> float:
+def heading_reference(r) -> float:
     """Heading ψ_ref [rad] about which the attitude setpoint is built (module docstring).
 
     Args:
-        rotation: (3, 3) body-to-ground rotation matrix.
+        r: the body-to-ground rotation, row-major, 9 floats.
     """
-    (r00, _, r02), (r10, _, r12), (r20, _, _) = rotation.tolist()
-    x, y = r00 - r20 ** 3 * r02, r10 - r20 ** 3 * r12
+    x, y = r[0] - r[6] ** 3 * r[2], r[3] - r[6] ** 3 * r[5]
     if x * x + y * y < 1e-12:  # not reachable by pitch and roll alone; any heading will do
-        return math.atan2(r10, r00)
+        return math.atan2(r[3], r[0])
     return math.atan2(y, x)
+
+
+def reference_heading(rotation: np.ndarray) -> float:
+    """:func:`heading_reference` of a (3, 3) body-to-ground rotation matrix."""
+    return heading_reference(rotation.ravel().tolist())
+
+
+def desired_rotation_values(roll: float, pitch: float, heading: float):
+    """``Rz(heading) · Ry(pitch) · Rx(roll)`` (PyBullet's Euler order), row-major 9-tuple."""
+    cr, sr, cp, sp = math.cos(roll), math.sin(roll), math.cos(pitch), math.sin(pitch)
+    cy, sy = math.cos(heading), math.sin(heading)
+    return (cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr,
+            sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr,
+            -sp, cp * sr, cp * cr)
 
 
 def desired_rotation(roll: float, pitch: float, heading: float) -> np.ndarray:
     """(3, 3) ``Rz(heading) · Ry(pitch) · Rx(roll)`` (PyBullet's Euler order)."""
-    cr, sr, cp, sp = math.cos(roll), math.sin(roll), math.cos(pitch), math.sin(pitch)
-    cy, sy = math.cos(heading), math.sin(heading)
-    return np.array(((cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr),
-                     (sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr),
-                     (-sp, cp * sr, cp * cr)))
+    return np.array(desired_rotation_values(roll, pitch, heading)).reshape(3, 3)
 
 
-def attitude_error(rotation: np.ndarray, desired: np.ndarray) -> np.ndarray:
-    """(3,) body-frame rotation vector θ·n [rad] of ``R_dᵀ R``: the rotation taking the
-    desired attitude to the actual one, with θ ∈ [0, π].
+def rotation_error(r, d):
+    """Body-frame rotation vector θ·n [rad] of ``dᵀ r``: the rotation taking the desired
+    attitude ``d`` to the actual one ``r`` (both row-major 9-tuples), with θ ∈ [0, π].
 
-    Taken through the unit quaternion of ``R_dᵀ R`` (Shepperd's method, exact at any angle),
-    not as ``½ vee(R_dᵀ R − Rᵀ R_d)``, whose size is sin θ: that error vanishes at θ = π, and
+    Taken through the unit quaternion of ``dᵀ r`` (Shepperd's method, exact at any angle),
+    not as ``½ vee(dᵀ r − rᵀ d)``, whose size is sin θ: that error vanishes at θ = π, and
     an aircraft upside down with wings level would then feel no pull to roll upright.
     """
-    (m00, m01, m02), (m10, m11, m12), (m20, m21, m22) = (desired.T @ rotation).tolist()
+    m00 = d[0] * r[0] + d[3] * r[3] + d[6] * r[6]
+    m01 = d[0] * r[1] + d[3] * r[4] + d[6] * r[7]
+    m02 = d[0] * r[2] + d[3] * r[5] + d[6] * r[8]
+    m10 = d[1] * r[0] + d[4] * r[3] + d[7] * r[6]
+    m11 = d[1] * r[1] + d[4] * r[4] + d[7] * r[7]
+    m12 = d[1] * r[2] + d[4] * r[5] + d[7] * r[8]
+    m20 = d[2] * r[0] + d[5] * r[3] + d[8] * r[6]
+    m21 = d[2] * r[1] + d[5] * r[4] + d[8] * r[7]
+    m22 = d[2] * r[2] + d[5] * r[5] + d[8] * r[8]
     trace = m00 + m11 + m22
     # The largest of 4w², 4x², 4y², 4z² gives the best-conditioned square root.
     if trace >= max(m00, m11, m22):
@@ -77,9 +94,28 @@ def attitude_error(rotation: np.ndarray, desired: np.ndarray) -> np.ndarray:
         w, x, y, z = -w, -x, -y, -z
     sine = math.sqrt(x * x + y * y + z * z)
     if sine < 1e-12:
-        return np.array((2.0 * x, 2.0 * y, 2.0 * z))
+        return 2.0 * x, 2.0 * y, 2.0 * z
     scale = 2.0 * math.atan2(sine, w) / sine
-    return np.array((scale * x, scale * y, scale * z))
+    return scale * x, scale * y, scale * z
+
+
+def attitude_error(rotation: np.ndarray, desired: np.ndarray) -> np.ndarray:
+    """(3,) :func:`rotation_error` of (3, 3) matrices."""
+    return np.array(rotation_error(rotation.ravel().tolist(), desired.ravel().tolist()))
+
+
+def attitude_rates(r, roll: float, pitch: float, angle_kp, rate_limits, feedforward):
+    """Body rates [rad/s] that bring the attitude ``r`` (row-major 9-tuple) to ``roll``,
+    ``pitch`` [rad] about :func:`heading_reference`: ``clip(feedforward − angle_kp · error)``
+    on roll and pitch, the yaw rate the feed-forward's alone, each within ``rate_limits``.
+
+    Args:
+        angle_kp: (2,) [1/s]; rate_limits: (3,) [rad/s]; feedforward: (3,) [rad/s].
+    """
+    error = rotation_error(r, desired_rotation_values(roll, pitch, heading_reference(r)))
+    return (min(max(feedforward[0] - angle_kp[0] * error[0], -rate_limits[0]), rate_limits[0]),
+            min(max(feedforward[1] - angle_kp[1] * error[1], -rate_limits[1]), rate_limits[1]),
+            min(max(feedforward[2], -rate_limits[2]), rate_limits[2]))
 
 
 class FixedwingAttitude:
@@ -113,13 +149,8 @@ class FixedwingAttitude:
             rotation: (3, 3) body-to-ground rotation matrix.
             feedforward: (3,) body rates [rad/s] added before the limits (a steady turn's).
         """
-        error = attitude_error(rotation, desired_rotation(roll, pitch,
-                                                          reference_heading(rotation)))
-        (kr, kp), (lr, lp, ly) = self.angle_kp, self.rate_limits
-        fr, fp, fy = feedforward
-        return (min(max(fr - kr * float(error[0]), -lr), lr),
-                min(max(fp - kp * float(error[1]), -lp), lp),
-                min(max(fy, -ly), ly))
+        return attitude_rates(rotation.ravel().tolist(), roll, pitch, self.angle_kp,
+                              self.rate_limits, feedforward)
 
     def commands(self, rate_setpoint: tuple[float, float, float],
                  state: np.ndarray) -> list[float]:

@@ -24,8 +24,39 @@ import numpy as np
 
 from pyflyt_like.common.angles import wrap_angle
 
-from .fixedwing_attitude import FixedwingAttitude, reference_heading
+from .fixedwing_attitude import FixedwingAttitude, heading_reference
 from .tecs import TECS
+
+
+def course_of(r, vx: float, vy: float, min_ground_speed: float) -> float:
+    """Course χ [rad]: the heading of the ground velocity (vx, vy) [m/s], or of the nose
+    (:func:`~.fixedwing_attitude.heading_reference` of ``r``, row-major 9-tuple) when it is
+    slower than ``min_ground_speed`` [m/s]."""
+    if vx * vx + vy * vy < min_ground_speed * min_ground_speed:
+        return heading_reference(r)
+    return math.atan2(vy, vx)
+
+
+def bank_for_course_error(error: float, airspeed: float, min_airspeed: float,
+                          max_bank: float, heading_kp: float, gravity: float) -> float:
+    """Mode 2's bank setpoint [rad] for a course error [rad] (already wrapped): the
+    coordinated turn at ``heading_kp · error``, limited to what ``max_bank`` gives."""
+    speed = max(airspeed, min_airspeed)
+    max_turn_rate = gravity * math.tan(max_bank) / speed
+    turn_rate = min(max(heading_kp * error, -max_turn_rate), max_turn_rate)
+    return -math.atan(speed * turn_rate / gravity)
+
+
+def turn_feedforward(roll: float, pitch: float, airspeed: float, min_airspeed: float,
+                     max_bank: float, gravity: float):
+    """The body rates [rad/s] of a coordinated turn at the current ``roll`` (held within
+    1.5 ``max_bank``) and ``pitch`` [rad]: ``ψ̇ (−sin θ, cos θ sin φ, cos θ cos φ)``."""
+    speed = max(airspeed, min_airspeed)
+    held_roll = min(max(roll, -1.5 * max_bank), 1.5 * max_bank)
+    turn_rate = -gravity * math.tan(held_roll) / speed
+    cos_pitch = math.cos(pitch)
+    return (-turn_rate * math.sin(pitch), turn_rate * cos_pitch * math.sin(roll),
+            turn_rate * cos_pitch * math.cos(roll))
 
 
 class FixedwingAutopilot:
@@ -56,19 +87,15 @@ class FixedwingAutopilot:
 
     def course(self, rotation: np.ndarray, velocity: np.ndarray) -> float:
         """Course χ [rad]: the ground velocity's heading, or the nose's when slow."""
-        vx, vy = float(velocity[0]), float(velocity[1])
-        if vx * vx + vy * vy < self.min_ground_speed ** 2:
-            return reference_heading(rotation)
-        return math.atan2(vy, vx)
+        return course_of(rotation.ravel().tolist(), float(velocity[0]), float(velocity[1]),
+                         self.min_ground_speed)
 
     def bank_for_heading(self, heading: float, airspeed: float, rotation: np.ndarray,
                          velocity: np.ndarray) -> float:
         """Mode 2's bank setpoint [rad] for a heading setpoint [rad]."""
-        speed = max(airspeed, self.tecs.min_airspeed)
-        max_turn_rate = self.gravity * math.tan(self.max_bank) / speed
         error = wrap_angle(heading - self.course(rotation, velocity))
-        turn_rate = min(max(self.heading_kp * error, -max_turn_rate), max_turn_rate)
-        return -math.atan(speed * turn_rate / self.gravity)
+        return bank_for_course_error(error, airspeed, self.tecs.min_airspeed, self.max_bank,
+                                     self.heading_kp, self.gravity)
 
     def step(self, bank: float, airspeed_setpoint: float, climb_rate_setpoint: float,
              state: np.ndarray, rotation: np.ndarray, airspeed: float,
@@ -87,11 +114,7 @@ class FixedwingAutopilot:
         bank = min(max(bank, -self.max_bank), self.max_bank)
         pitch_setpoint, throttle = self.tecs.step(climb_rate_setpoint, airspeed_setpoint,
                                                   climb_rate, airspeed, roll)
-        speed = max(airspeed, self.tecs.min_airspeed)
-        held_roll = min(max(roll, -1.5 * self.max_bank), 1.5 * self.max_bank)
-        turn_rate = -self.gravity * math.tan(held_roll) / speed
-        cos_pitch = math.cos(pitch)
-        feedforward = (-turn_rate * math.sin(pitch), turn_rate * cos_pitch * math.sin(roll),
-                       turn_rate * cos_pitch * math.cos(roll))
+        feedforward = turn_feedforward(roll, pitch, airspeed, self.tecs.min_airspeed,
+                                       self.max_bank, self.gravity)
         rates = self.attitude.rate_setpoint(bank, pitch_setpoint, rotation, feedforward)
         return self.attitude.commands(rates, state), throttle

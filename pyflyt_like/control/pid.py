@@ -60,23 +60,38 @@ class PID:
 
     def step_values(self, state: Sequence[float], setpoint: Sequence[float]) -> list[float]:
         """:meth:`step` on Python floats, returning a list (the controllers' fast path)."""
-        period, use_derivative = self.period, not self._fresh
+        period, fresh = self.period, self._fresh
         integral, previous = self._integral, self._previous_error
         output = []
         for i, (kp, ki, kd, limit, bound) in enumerate(self._channels):
-            error = setpoint[i] - state[i]
-            # A finite but huge setpoint jump would overflow the derivative to inf (and
-            # kd = 0 times inf to NaN): no real error exceeds MAX_ERROR, so saturate there.
-            error = -MAX_ERROR if error < -MAX_ERROR else (MAX_ERROR if error > MAX_ERROR
-                                                          else error)
-            accumulated = integral[i] + error * period
-            accumulated = -bound if accumulated < -bound else (
-                bound if accumulated > bound else accumulated)
-            integral[i] = accumulated
-            value = kp * error + ki * accumulated
-            if use_derivative:
-                value += kd * (error - previous[i]) / period
-            previous[i] = error
-            output.append(-limit if value < -limit else (limit if value > limit else value))
+            value, integral[i], previous[i] = pid_channel(
+                setpoint[i] - state[i], integral[i], previous[i], fresh, kp, ki, kd, limit,
+                bound, period)
+            output.append(value)
         self._fresh = False
         return output
+
+
+def pid_channel(error: float, integral: float, previous: float, fresh: bool, kp: float,
+                ki: float, kd: float, limit: float, integral_bound: float, period: float):
+    """One PID channel, one tick (:class:`PID`'s law).
+
+    Args:
+        error: setpoint − state; integral: the accumulated error [unit s]; previous: the
+            last tick's (saturated) error; fresh: no derivative this tick (first after a
+            reset); kp, ki, kd: gains; limit: output bound; integral_bound: ``limit / ki``
+            (0 when ki = 0); period: [s].
+
+    Returns:
+        (output, new integral, the saturated error to remember).
+    """
+    # A finite but huge setpoint jump would overflow the derivative to inf (and kd = 0
+    # times inf to NaN): no real error exceeds MAX_ERROR, so saturate there.
+    error = -MAX_ERROR if error < -MAX_ERROR else (MAX_ERROR if error > MAX_ERROR else error)
+    accumulated = integral + error * period
+    accumulated = -integral_bound if accumulated < -integral_bound else (
+        integral_bound if accumulated > integral_bound else accumulated)
+    value = kp * error + ki * accumulated
+    if not fresh:
+        value += kd * (error - previous) / period
+    return (-limit if value < -limit else (limit if value > limit else value)), accumulated, error
