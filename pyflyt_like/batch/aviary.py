@@ -6,70 +6,75 @@ from pathlib import Path
 
 import numpy as np
 
-from pyflyt_like.common.angles import quaternions_to_euler
 from pyflyt_like.common.flight_modes import FlightMode
-from pyflyt_like.common.multirotor_model import load_multirotor_model
 from pyflyt_like.common.validation import (
     as_float_array_in_shapes,
     check_flight_mode,
     check_positive_int,
     check_seed,
 )
-from pyflyt_like.control.multirotor_modes import (
-    HEADING_MODES,
-    MULTIROTOR_MODES,
-    hold_setpoints,
-    setpoint_size,
-)
+from pyflyt_like.control.multirotor_modes import MULTIROTOR_MODES
 
-from .arrays import TURBULENCE_STATES, kinematics_block, zeros_state
-from .build import control_rate, engine_config, nominal_arrays, plant_arrays
+from .arrays import TURBULENCE_STATES, kinematics_block
+from .families import vehicle_family
 from .flat_reference import flat_reference_array
 from .memory import NOISE_CHUNK_BYTES, check_engine_memory
 from .options import BatchedAviaryOptions
-from .pipeline import advance
-from .randomization import draw_plant
-from .state_views import fill_aviary_state, set_start_attitudes
+from .state_views import fill_aviary_state, set_start_attitudes, set_start_velocities
 
-MODES = MULTIROTOR_MODES
+MODES = MULTIROTOR_MODES  # of the multirotors; a fixed-wing's: BatchedAviary.modes
 #: Most physics steps one :meth:`BatchedAviary.step` call runs (about 10**12): the
 #: worlds' step counters (int64) then need 2**23 such calls, each hours long, to overflow.
 MAX_STEPS_PER_CALL = 2**40
 
 
 class BatchedAviary:
-    """``n_worlds`` independent worlds of ``n_drones`` multirotors each, stepped together.
+    """``n_worlds`` independent worlds of ``n_drones`` vehicles each, stepped together.
 
-    Every drone flies the same parameter set, read by the same loader as the PyBullet
-    :class:`~pyflyt_like.core.drones.Multirotor` (``drone_model``, ``model_dir``), in the
-    same mode numbers with the same setpoints and units:
+    Every vehicle flies the same parameter set, read from the same files as on the PyBullet
+    path, in the same mode numbers with the same setpoints and units. The family comes from
+    the model (one per engine):
 
-    - -1: rotor speeds (n,) in the model's unit; 0: body rates [rad/s] + thrust [N];
-    - 1: roll, pitch, yaw [rad] + thrust [N]; 2: thrust [N] + body torques [N m];
-    - 7: x, y, yaw, z [m, rad] by the geometric controller (or a full flat reference
-      through :meth:`set_flat_reference`).
+    - multirotors (the :class:`~pyflyt_like.core.drones.Multirotor` sets): -1 rotor speeds
+      (n,) in the model's unit; 0 body rates [rad/s] + thrust [N]; 1 roll, pitch, yaw [rad]
+      + thrust [N]; 2 thrust [N] + body torques [N m]; 7 x, y, yaw, z [m, rad] by the
+      geometric controller (or a full flat reference through :meth:`set_flat_reference`);
+    - fixed-wings (``"acrowing"``, ``"fixedwing"``: the
+      :class:`~pyflyt_like.core.drones.Fixedwing` models): -1 five surface commands in
+      [-1, 1] + throttle in [0, 1]; 0 roll, pitch, yaw commands in [-1, 1] + throttle;
+      1 roll, pitch [rad], yaw rate [rad/s], throttle; 2 heading [rad], airspeed [m/s], 0,
+      altitude [m]; 3 bank [rad], airspeed [m/s], 0, climb rate [m/s]
+      (docs/batch.md, "Fixed-wing aircraft").
 
     Args:
         n_worlds: number of worlds W (> 0).
         n_drones: drones per world D (> 0); they interact only through downwash.
         drone_model: a multirotor parameter set (cf2x, cf2p, racer, crazyflie21,
-            crazyflie21plus, hexarotor) or a folder name in ``model_dir``.
+            crazyflie21plus, hexarotor), a fixed-wing (acrowing, fixedwing) or a folder name
+            in ``model_dir``.
         mode: the flight mode of every drone.
         physics_hz: physics rate [Hz], an int in [1, 10**6].
         control_hz: controller rate [Hz], must divide ``physics_hz``. ``None``: the YAML's
-            ``control_hz`` if it divides ``physics_hz``, else ``physics_hz``. A YAML
-            ``mode_hz`` entry for ``mode`` overrides it (and must divide ``physics_hz``).
+            ``control_hz`` (a multirotor's: if it divides ``physics_hz``, else
+            ``physics_hz``). A multirotor YAML's ``mode_hz`` entry for ``mode`` overrides it
+            (and must divide ``physics_hz``).
         seed: seed of the engine's generator (randomisation, turbulence): ``None`` or an
             int in [0, 2**63).
         model_dir: folder of model folders (default: the package's).
         start_pos: (D, 3) or (W, D, 3) reset positions [m], within +-1e6 m; default drone
             i at (i, 0, 1).
         start_orn: (D, 3) or (W, D, 3) reset Euler angles [rad]; default zero.
-        integrator: ``"semi_implicit"`` (PyBullet's scheme, default), ``"euler"``, ``"rk4"``.
+        starting_velocity: (3,), (D, 3) or (W, D, 3) reset velocity, body frame [m/s], at
+            most 340 m/s fast; default the YAML's ``starting_velocity`` (a fixed-wing's),
+            else zero.
+        integrator: ``"semi_implicit"`` (PyBullet's scheme, default), ``"euler"``, ``"rk4"``
+            (multirotors only).
         gravity: [m/s^2], in [0, 100].
-        ground_effect: rotor thrust gain near the floor (off by default).
-        rotor_drag: drag from the air velocity and the rotor speeds (off by default).
-        downwash: the push from drones above in the same world (off by default).
+        ground_effect: rotor thrust gain near the floor (off by default; multirotors).
+        rotor_drag: drag from the air velocity and the rotor speeds (off by default;
+            multirotors).
+        downwash: the push from drones above in the same world (off by default;
+            multirotors).
         wind: (3,) or (W, 3) mean wind [m/s], world frame, at most 100 m/s fast; default
             none.
         turbulence: ``None`` or a dict of Dryden options ``wind_speed_20ft`` [m/s] (5, in
@@ -77,7 +82,8 @@ class BatchedAviary:
             [0.1, 304.8]): independent turbulence per world on top of ``wind``, sampled
             every physics step.
         randomize: per-world, per-drone parameter ranges, see
-            :mod:`~pyflyt_like.batch.randomization`; drawn at every reset.
+            :mod:`~pyflyt_like.batch.randomization` (multirotors) and
+            :mod:`~pyflyt_like.batch.fixedwing.randomization`; drawn at every reset.
         floor_height: height [m] of the centre of mass at which the floor holds a drone,
             within +-1e6 m.
         crash_speed: downward speed [m/s] above which reaching the floor is a crash, >= 0.
@@ -95,7 +101,7 @@ class BatchedAviary:
                  mode: int = FlightMode.ATTITUDE, physics_hz: int = 500,
                  control_hz: int | None = None, seed: int | None = None,
                  model_dir: str | Path | None = None, start_pos=None, start_orn=None,
-                 integrator: str = "semi_implicit", gravity: float = 9.81,
+                 starting_velocity=None, integrator: str = "semi_implicit", gravity: float = 9.81,
                  ground_effect: bool = False, rotor_drag: bool = False,
                  downwash: bool = False, wind=None, turbulence: dict | None = None,
                  randomize: dict | None = None, floor_height: float = 0.0,
@@ -103,28 +109,33 @@ class BatchedAviary:
         options = BatchedAviaryOptions(
             n_worlds=n_worlds, n_drones=n_drones, drone_model=drone_model, mode=mode,
             physics_hz=physics_hz, control_hz=control_hz, seed=seed, model_dir=model_dir,
-            start_pos=start_pos, start_orn=start_orn, integrator=integrator, gravity=gravity,
+            start_pos=start_pos, start_orn=start_orn, starting_velocity=starting_velocity,
+            integrator=integrator, gravity=gravity,
             ground_effect=ground_effect, rotor_drag=rotor_drag, downwash=downwash, wind=wind,
             turbulence=turbulence, randomize=randomize, floor_height=floor_height,
             crash_speed=crash_speed)
         self.options = options
         self.n_worlds, self.n_drones = options.shape
         self.physics_hz, self.gravity = options.physics_hz, options.gravity
-        self.model = load_multirotor_model(options.drone_model, options.model_dir,
-                                           options.gravity)
-        check_engine_memory(self.n_worlds, self.n_drones, self.model.n_rotors)
-        self.mode = options.mode
-        self.control_hz = control_rate(self.model, options)
+        self.family = family = vehicle_family(options)
+        self.model = family.model
+        self.modes = family.modes
+        self.mode = check_flight_mode("mode", options.mode, family.modes)
+        check_engine_memory(self.n_worlds, self.n_drones,
+                            *family.memory_bytes(self.n_worlds, self.n_drones))
+        self.control_hz = family.control_hz
         self.integrator = options.integrator
-        self.randomize = options.randomize
+        self.randomize = family.randomize
         self.rng = np.random.default_rng(options.seed)
         self.start_pos, self.start_orn = options.start_poses()
+        self.start_vel = options.start_velocities(
+            getattr(self.model, "starting_velocity", np.zeros(3)))
         self.dt = 1.0 / self.physics_hz
-        self._state = zeros_state(self.n_worlds, self.n_drones, self.model.n_rotors,
-                                  self.setpoint_size_of(self.mode))
-        self._nominal = nominal_arrays(self.model)
-        self.plant = plant_arrays(self.model, options)
-        self._config = engine_config(options, self.control_hz)
+        self._state = family.zeros_state(self.n_worlds, self.n_drones,
+                                         family.setpoint_size(self.mode))
+        self._nominal = family.nominal
+        self.plant = family.new_plant(options)
+        self._config = family.config
         self._no_noise = np.zeros((1, 1, TURBULENCE_STATES))
         self._aviary_state = np.zeros((self.n_worlds, self.n_drones, 4, 3))
         self._kinematics = kinematics_block(self._state)
@@ -135,9 +146,15 @@ class BatchedAviary:
         self.reset()
 
     # ------------------------------------------------------------------ modes, setpoints
+    @property
+    def family_name(self) -> str:
+        """``"multirotor"`` or ``"fixedwing"``."""
+        return self.family.name
+
     def setpoint_size_of(self, mode: int) -> int:
-        """Setpoint length of ``mode``: the rotor count for -1, else 4."""
-        return setpoint_size(check_flight_mode("mode", mode, MODES), self.model.n_rotors)
+        """Setpoint length of ``mode``: a multirotor's rotor count or a fixed-wing's six
+        actuator commands for -1, else 4."""
+        return self.family.setpoint_size(check_flight_mode("mode", mode, self.modes))
 
     @property
     def setpoint_size(self) -> int:
@@ -145,15 +162,21 @@ class BatchedAviary:
 
     @property
     def hover_speed(self) -> float:
-        """Rotor speed (model unit) of the nominal model balancing gravity."""
+        """Rotor speed (model unit) of the nominal multirotor balancing gravity."""
+        self._require_multirotor("hover_speed")
         return self.model.hover_speed(self.gravity)
+
+    def _require_multirotor(self, name: str) -> None:
+        if self.family.name != "multirotor":
+            raise TypeError(f"{name} is a multirotor's; drone_model={self.options.drone_model!r}"
+                            " is a fixed-wing")
 
     def set_mode(self, mode: int) -> None:
         """Switch every drone to ``mode``; setpoints are preset to hold the current state.
 
         The controller rate stays the one chosen at construction.
         """
-        mode = check_flight_mode("mode", mode, MODES)
+        mode = check_flight_mode("mode", mode, self.modes)
         if self.setpoint_size_of(mode) != self._state.setpoint.shape[2]:
             self._state = self._state._replace(setpoint=np.zeros(
                 (self.n_worlds, self.n_drones, self.setpoint_size_of(mode))))
@@ -163,16 +186,7 @@ class BatchedAviary:
     def _reset_controllers(self, worlds) -> None:
         """Clear the controllers of ``worlds`` (indices, a (W,) mask or a slice) and preset
         their setpoints to hold the current state in the current mode."""
-        state = self._state
-        state.rate_integral[worlds] = 0.0
-        state.rate_previous[worlds] = 0.0
-        state.rate_fresh[worlds] = True
-        state.use_reference[worlds] = False
-        yaw = (quaternions_to_euler(state.quat[worlds])[..., 2] if self.mode in HEADING_MODES
-               else None)
-        state.setpoint[worlds] = hold_setpoints(self.mode, self.model.n_rotors,
-                                                self.model.mass * self.gravity,
-                                                state.pos[worlds], yaw)
+        self.family.reset_controllers(self._state, self.plant, self.mode, worlds)
 
     def set_setpoints(self, setpoints) -> None:
         """Set every drone's setpoint: (W, D, k) in the mode's units (k as
@@ -180,8 +194,8 @@ class BatchedAviary:
 
         Raises:
             TypeError: not a numeric array (strings, bools, complex, ragged lists).
-            ValueError: a wrong shape, NaN or infinite values, or (mode -1) rotor speeds
-                outside [min_speed, max_speed].
+            ValueError: a wrong shape, NaN or infinite values, or (a multirotor's mode -1)
+                rotor speeds outside [min_speed, max_speed].
         """
         target = self._state.setpoint
         k = target.shape[2]
@@ -193,14 +207,10 @@ class BatchedAviary:
                              f"{k}) or ({k},)) in mode {self.mode}, got {setpoints.shape}")
         if not np.isfinite(setpoints).all():
             raise ValueError("setpoints must be finite (no NaN or inf)")
-        if self.mode == FlightMode.ACTUATORS:
-            low, high = self.model.min_speed - 1e-9, self.model.max_speed + 1e-9
-            if setpoints.min() < low or setpoints.max() > high:
-                raise ValueError(f"rotor speed setpoints must lie within "
-                                 f"[{self.model.min_speed:.6g}, {self.model.max_speed:.6g}] "
-                                 f"{self.model.rotor_speed_unit}")
+        self.family.check_setpoints(self.mode, setpoints)
         target[:] = setpoints
-        self._state.use_reference[:] = False
+        if self.family.name == "multirotor":
+            self._state.use_reference[:] = False
 
     def set_flat_reference(self, position, velocity=None, acceleration=None, jerk=None,
                            snap=None, yaw=None, yaw_rate=None, yaw_acceleration=None) -> None:
@@ -214,7 +224,9 @@ class BatchedAviary:
             ValueError: shapes, non-finite values, or a reference in free fall or rolled by
                 90 degrees (its attitude undefined), naming the argument. Nothing changes
                 then, not even the mode.
+            TypeError: the engine flies fixed-wings.
         """
+        self._require_multirotor("set_flat_reference")
         reference = flat_reference_array(
             (self.n_worlds, self.n_drones), self.gravity, position, velocity=velocity,
             acceleration=acceleration, jerk=jerk, snap=snap, yaw=yaw, yaw_rate=yaw_rate,
@@ -229,10 +241,11 @@ class BatchedAviary:
     def reset(self, mask=None, seed: int | None = None) -> None:
         """Put the worlds in ``mask`` ((W,) bool; ``None``: all) back at their start state.
 
-        Rotors stop, controllers clear, turbulence restarts from its stationary
-        distribution and, with ``randomize``, new plant parameters are drawn. ``seed``
-        (``None`` or an int in [0, 2**63)) reseeds the generator first. The other worlds are
-        untouched.
+        Vehicles return to their start pose and velocity (body frame), rotors stop or
+        surfaces centre and motors spin down, controllers clear, turbulence restarts from
+        its stationary distribution and, with ``randomize``, new plant parameters are
+        drawn. ``seed`` (``None`` or an int in [0, 2**63)) reseeds the generator first. The
+        other worlds are untouched.
 
         Raises:
             ValueError, TypeError: a bad ``mask`` or ``seed``, naming it; the engine is then
@@ -246,12 +259,13 @@ class BatchedAviary:
         state = self._state
         state.pos[worlds] = self.start_pos[worlds]
         set_start_attitudes(state.quat, self.start_orn, mask)
-        for name in ("vel", "ang_vel", "rotor_speed", "rotor_command", "wrench"):
-            getattr(state, name)[worlds] = 0.0
+        set_start_velocities(state.quat, self.start_vel, state.vel, mask)
+        state.ang_vel[worlds] = 0.0
+        self.family.clear(state, worlds)
         state.steps[worlds] = 0
         state.contact[worlds] = False
         state.crashed[worlds] = False
-        draw_plant(self.rng, self.randomize, self.model, self.plant, worlds, self.dt)
+        self.family.draw_plant(self.rng, self.plant, worlds)
         if self._config.turbulence:
             # drawn for every world, so a world's draws do not depend on the mask
             turbulence = self.rng.standard_normal(state.turbulence.shape)
@@ -284,6 +298,7 @@ class BatchedAviary:
         """
         n_steps = check_positive_int("n_steps", n_steps, MAX_STEPS_PER_CALL)
         state, plant, nominal, config = self._state, self.plant, self._nominal, self._config
+        advance = self.family.advance
         if not config.turbulence:
             advance(state, plant, nominal, config, self.mode, n_steps, self._no_noise)
         else:
@@ -343,8 +358,23 @@ class BatchedAviary:
 
     @property
     def rotor_speed(self) -> np.ndarray:
-        """(W, D, n) actual rotor speeds, model unit, rotor order of the YAML."""
+        """(W, D, n) actual rotor speeds, model unit, rotor order of the YAML (multirotors)."""
+        self._require_multirotor("rotor_speed")
         return self._state.rotor_speed
+
+    @property
+    def aux_state(self) -> np.ndarray:
+        """(W, D, k) the PyBullet vehicle's ``aux_state`` (a new array): a multirotor's rotor
+        speeds (model unit); a fixed-wing's surface deflections [rad] in the YAML's
+        ``surfaces`` order, then its motor throttle."""
+        return self.family.aux_state(self._state)
+
+    @property
+    def airspeed(self) -> np.ndarray:
+        """(W, D) airspeed [m/s]: the norm of each vehicle's velocity less its world's wind
+        of the last physics step."""
+        air = self._state.vel - self._state.wind[:, None, :]
+        return np.sqrt(np.einsum("wdi,wdi->wd", air, air))
 
     @property
     def setpoints(self) -> np.ndarray:

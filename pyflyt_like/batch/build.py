@@ -102,8 +102,10 @@ def turbulence_axes(wind_mean: np.ndarray) -> np.ndarray:
     return axes
 
 
-def engine_config(options: BatchedAviaryOptions, control_hz: int) -> Config:
-    """The run's scalars, with the Dryden filters' coefficients for the physics step."""
+def turbulence_coefficients(options: BatchedAviaryOptions) -> dict[str, object]:
+    """The Dryden filters' fields of a kernel config for the physics step: ``turbulence``
+    (on or off), ``turb_a``, ``turb_b`` (first order), ``turb_phi_v``, ``turb_chol_v``,
+    ``turb_phi_w``, ``turb_chol_w`` (second order), ``turb_sigma`` (3,)."""
     dt = 1.0 / options.physics_hz
     a = b = 0.0
     phi_v = phi_w = np.zeros(4)
@@ -119,11 +121,17 @@ def engine_config(options: BatchedAviaryOptions, control_hz: int) -> Config:
         phi_v, chol_v = phi.ravel(), np.array((chol[0, 0], chol[1, 0], chol[1, 1]))
         phi, chol = second_order_coefficients(theta[2])
         phi_w, chol_w = phi.ravel(), np.array((chol[0, 0], chol[1, 0], chol[1, 1]))
+    return dict(turbulence=options.turbulence is not None, turb_a=float(a), turb_b=float(b),
+                turb_phi_v=phi_v, turb_chol_v=chol_v, turb_phi_w=phi_w, turb_chol_w=chol_w,
+                turb_sigma=np.asarray(sigma, float))
+
+
+def engine_config(options: BatchedAviaryOptions, control_hz: int) -> Config:
+    """The run's scalars, with the Dryden filters' coefficients for the physics step."""
     return Config(
-        dt=dt, gravity=options.gravity, mode_steps=options.physics_hz // control_hz,
-        control_period=1.0 / control_hz, integrator=INTEGRATORS[options.integrator],
-        ground_effect=options.ground_effect, rotor_drag=options.rotor_drag,
-        downwash=options.downwash, turbulence=options.turbulence is not None,
-        turb_a=float(a), turb_b=float(b), turb_phi_v=phi_v, turb_chol_v=chol_v,
-        turb_phi_w=phi_w, turb_chol_w=chol_w, turb_sigma=np.asarray(sigma, float),
-        floor_z=options.floor_height, crash_speed=options.crash_speed)
+        dt=1.0 / options.physics_hz, gravity=options.gravity,
+        mode_steps=options.physics_hz // control_hz, control_period=1.0 / control_hz,
+        integrator=INTEGRATORS[options.integrator], ground_effect=options.ground_effect,
+        rotor_drag=options.rotor_drag, downwash=options.downwash,
+        **turbulence_coefficients(options), floor_z=options.floor_height,
+        crash_speed=options.crash_speed)

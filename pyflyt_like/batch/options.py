@@ -2,9 +2,10 @@
 
 Every argument is checked here, once, at construction, by the project's validation helpers
 (:mod:`pyflyt_like.common.validation`); nothing is checked again inside the compiled step.
-What needs the vehicle's parameters (the control rate, rotor-speed limits, the memory the
-engine needs) is checked where the model is loaded (:mod:`.build`, :mod:`.memory`): so that a
-huge ``n_worlds`` is refused before anything is allocated, nothing here is sized by it.
+What needs the vehicle's parameters (the mode among its family's, ``randomize`` against its
+family's keys, the control rate, rotor-speed limits, the memory the engine needs) is checked
+where the model is loaded (:mod:`.families`, :mod:`.memory`), before anything is allocated:
+so that a huge ``n_worlds`` is refused first, nothing here is sized by it.
 
 The physical bounds below refuse finite values that no vehicle meets and that would
 overflow the engine to inf and NaN; docs/batch.md ("Errors and bounds") gives the reasons.
@@ -32,9 +33,13 @@ from pyflyt_like.common.validation import (
     check_seed,
 )
 from pyflyt_like.control.multirotor_modes import MULTIROTOR_MODES
+from pyflyt_like.physics.fixedwing_model import FIXEDWING_MODES
 
 from .integrators import INTEGRATORS
-from .randomization import check_randomize, names_text
+from .randomization import names_text
+
+#: Every family's modes: the options check a mode is one of them, the family that it is its.
+ALL_MODES = tuple(sorted(set(MULTIROTOR_MODES) | set(FIXEDWING_MODES)))
 
 #: Dryden options of ``turbulence`` and their defaults: wind at 20 ft [m/s], airspeed
 #: [m/s], altitude [m].
@@ -50,6 +55,8 @@ MAX_GRAVITY = 100.0
 MAX_WIND_SPEED = 100.0
 #: Dryden ``airspeed`` [m/s] in (0, MAX_AIRSPEED]: the model is one of subsonic flight.
 MAX_AIRSPEED = 340.0
+#: ``starting_velocity`` at most this fast [m/s]: subsonic, as the models.
+MAX_START_SPEED = 340.0
 #: Dryden ``altitude`` [m] in [MIN_ALTITUDE, MAX_ALTITUDE]: the vertical scale length is the
 #: altitude, and one below 10 cm, smaller than the vehicles, makes the filters' step
 #: ``airspeed * dt / altitude`` overflow them to NaN at 1e-300.
@@ -66,8 +73,9 @@ class BatchedAviaryOptions:
     After construction: ``start_pos`` and ``start_orn`` are ``None`` (the defaults) or
     (D, 3) or (W, D, 3) float arrays, ``wind`` a (3,) or (W, 3) array: as given, since
     nothing here is sized by W x D (:meth:`start_poses` makes the engine's arrays once it
-    is known to have the memory), ``turbulence`` ``None`` or a dict of the three Dryden options as
-    floats, ``randomize`` the checked mapping of :func:`~.randomization.check_randomize`.
+    is known to have the memory), ``starting_velocity`` ``None`` or a (3,), (D, 3) or
+    (W, D, 3) array, ``turbulence`` ``None`` or a dict of the three Dryden options as
+    floats, ``randomize`` ``None`` or a mapping (its family checks its keys and ranges).
 
     Raises:
         ValueError, TypeError: any bad argument, naming it and what is allowed.
@@ -83,6 +91,7 @@ class BatchedAviaryOptions:
     model_dir: str | Path | None = None
     start_pos: Any = None
     start_orn: Any = None
+    starting_velocity: Any = None
     integrator: str = "semi_implicit"
     gravity: float = 9.81
     ground_effect: bool = False
@@ -104,7 +113,7 @@ class BatchedAviaryOptions:
                             f"got {self.model_dir!r}")
         values = {
             "n_worlds": n_worlds, "n_drones": n_drones,
-            "mode": check_flight_mode("mode", self.mode, MULTIROTOR_MODES),
+            "mode": check_flight_mode("mode", self.mode, ALL_MODES),
             "physics_hz": check_positive_int("physics_hz", self.physics_hz, MAX_RATE_HZ),
             "control_hz": (None if self.control_hz is None
                            else check_positive_int("control_hz", self.control_hz,
@@ -120,7 +129,8 @@ class BatchedAviaryOptions:
             "start_orn": _per_drone("start_orn", self.start_orn, n_worlds, n_drones),
             "wind": _wind(self.wind, n_worlds),
             "turbulence": _turbulence(self.turbulence),
-            "randomize": check_randomize(self.randomize),
+            "randomize": _mapping_or_none("randomize", self.randomize),
+            "starting_velocity": _velocities(self.starting_velocity, n_worlds, n_drones),
             "floor_height": check_float_in("floor_height", self.floor_height, -MAX_POSITION,
                                            MAX_POSITION, unit=" m"),
             "crash_speed": check_non_negative_float("crash_speed", self.crash_speed),
@@ -146,6 +156,36 @@ class BatchedAviaryOptions:
         if self.start_orn is not None:
             angles[:] = self.start_orn
         return positions, angles
+
+
+    def start_velocities(self, default: np.ndarray) -> np.ndarray:
+        """(W, D, 3) start velocities, body frame [m/s]: ``starting_velocity`` or
+        ``default`` (3,), a new array."""
+        velocities = np.zeros((self.n_worlds, self.n_drones, 3))
+        velocities[:] = default if self.starting_velocity is None else self.starting_velocity
+        return velocities
+
+
+def _mapping_or_none(name: str, value: object) -> Mapping | None:
+    if value is not None and not isinstance(value, Mapping):
+        raise TypeError(f"{name} must be a dict of ranges, got {type(value).__name__}")
+    return value
+
+
+def _velocities(value: object, n_worlds: int, n_drones: int) -> np.ndarray | None:
+    """None, or (3,), (D, 3) or (W, D, 3) body-frame velocities no faster than
+    MAX_START_SPEED."""
+    if value is None:
+        return None
+    velocities = as_float_array_in_shapes("starting_velocity", value, (
+        (3,), (n_drones, 3), (n_worlds, n_drones, 3)))
+    largest = np.abs(velocities).max()  # first: the norm of 1e300 would overflow
+    fastest = (largest if largest > MAX_START_SPEED
+               else np.linalg.norm(velocities, axis=-1).max())
+    if fastest > MAX_START_SPEED:
+        raise ValueError(f"starting_velocity must be at most {MAX_START_SPEED:g} m/s fast, "
+                         f"got {fastest:g} m/s")
+    return velocities
 
 
 def _per_drone(name: str, value: object, n_worlds: int, n_drones: int) -> np.ndarray | None:

@@ -57,8 +57,13 @@ def names_text(names: Iterable[object]) -> str:
     return f"[{', '.join(sorted(repr(name) for name in names))}]"
 
 
-def check_randomize(randomize: Mapping | None) -> dict[str, object]:
+def check_randomize(randomize: Mapping | None, limits: Mapping[str, tuple] | None = None,
+                    bound_keys: tuple[str, ...] = BOUND_KEYS, family: str = "multirotor"
+                    ) -> dict[str, object]:
     """Validate the ``randomize`` mapping; returns a dict of floats / (lo, hi) tuples.
+
+    ``limits`` (default: the multirotor's :data:`LIMITS`) maps each key to its allowed
+    (low, high, unit); ``bound_keys`` are those taking one bound instead of a pair.
 
     Numbers are real numbers of any Python or numpy type; bools, strings (never parsed:
     ``"12"`` is refused) and complex numbers are not.
@@ -67,19 +72,20 @@ def check_randomize(randomize: Mapping | None) -> dict[str, object]:
         TypeError: not a mapping, a pair that is not two numbers, a bound that is no number.
         ValueError: an unknown key, a value outside its :data:`LIMITS`, low > high.
     """
+    limits = LIMITS if limits is None else limits
     if randomize is None:
         return {}
     if not isinstance(randomize, Mapping):
         raise TypeError(f"randomize must be a dict of ranges, got {type(randomize).__name__}")
-    unknown = set(randomize) - set(KEYS)
+    unknown = set(randomize) - set(limits)
     if unknown:
-        raise ValueError(f"randomize has unknown keys {names_text(unknown)}; keys are "
-                         f"{list(KEYS)}")
+        raise ValueError(f"randomize has unknown keys {names_text(unknown)}; keys of a "
+                         f"{family} are {list(limits)}")
     checked: dict[str, object] = {}
     for key, value in randomize.items():
-        low, high, unit = LIMITS[key]
+        low, high, unit = limits[key]
         name = f"randomize[{key!r}]"
-        if key in BOUND_KEYS:
+        if key in bound_keys:
             checked[key] = check_float_in(name, value, low, high, unit=unit)
             continue
         if not (isinstance(value, (tuple, list)) and len(value) == 2

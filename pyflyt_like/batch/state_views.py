@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from numba import njit, prange
 
-from .rotations import euler_to_quat, quat_to_euler, quat_to_matrix, transpose_times_vector
+from .rotations import (
+    euler_to_quat,
+    quat_to_euler,
+    quat_to_matrix,
+    times_vector,
+    transpose_times_vector,
+)
 
 
 @njit(cache=True, parallel=True, error_model="numpy")
@@ -33,3 +39,15 @@ def set_start_attitudes(quat, euler, mask):
                 quat[w, d, 0], quat[w, d, 1], quat[w, d, 2], quat[w, d, 3] = euler_to_quat(
                     e[0], e[1], e[2])
 
+
+
+@njit(cache=True)
+def set_start_velocities(quat, body_velocity, vel, mask):
+    """World velocities (W, D, 3) of the masked worlds ((W,) bool): the body-frame
+    ``body_velocity`` (W, D, 3) turned by the attitudes ``quat`` (W, D, 4)."""
+    for w in range(quat.shape[0]):
+        if mask[w]:
+            for d in range(quat.shape[1]):
+                q, b = quat[w, d], body_velocity[w, d]
+                r = quat_to_matrix(q[0], q[1], q[2], q[3])
+                vel[w, d, 0], vel[w, d, 1], vel[w, d, 2] = times_vector(r, b[0], b[1], b[2])

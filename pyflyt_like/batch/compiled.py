@@ -1,0 +1,33 @@
+"""Compiling the shared formulas (plain Python in :mod:`pyflyt_like.physics`,
+:mod:`pyflyt_like.control`, :mod:`pyflyt_like.common`) for the kernels.
+
+numba compiles a function's calls to other functions only if those are compiled too, but
+the shared modules import no numba. :func:`compile_shared` compiles a shared function with
+its calls to other shared functions bound to their compiled versions: it makes a copy of
+the function whose global names see the compiled callees, the module's own namespace
+untouched, so the Python callers keep calling plain Python.
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable
+
+from numba import njit
+from numba.core.registry import CPUDispatcher
+
+#: The compiler options of every scalar kernel: no reference-counted allocation, numpy's
+#: floating-point semantics (a division by zero gives inf, not an exception).
+SCALAR_OPTIONS = dict(cache=True, _nrt=False, error_model="numpy")
+
+
+def compile_shared(function: Callable, *callees: CPUDispatcher) -> CPUDispatcher:
+    """``function`` compiled (:data:`SCALAR_OPTIONS`), its calls to the shared functions
+    that ``callees`` (compiled with this function) compile bound to them."""
+    namespace = dict(function.__globals__)
+    namespace.update({callee.py_func.__name__: callee for callee in callees})
+    copy = types.FunctionType(function.__code__, namespace, function.__name__,
+                              function.__defaults__, function.__closure__)
+    copy.__module__, copy.__qualname__ = function.__module__, function.__qualname__
+    copy.__doc__ = function.__doc__
+    return njit(**SCALAR_OPTIONS)(copy)
