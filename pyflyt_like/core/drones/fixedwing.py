@@ -11,13 +11,13 @@ from pyflyt_like.common.flight_modes import FlightMode
 from pyflyt_like.common.validation import as_float_array
 from pyflyt_like.control.fixedwing_attitude import FixedwingAttitude
 from pyflyt_like.control.fixedwing_autopilot import FixedwingAutopilot
+from pyflyt_like.physics.fixedwing_model import FIXEDWING_MODES, SURFACE_COMMANDS
 
 from ..abstractions.boring_bodies import BoringBodies
 from ..abstractions.lifting_surfaces import LiftingSurfaces
 from ..abstractions.modal_drone import ModalDrone
 from ..abstractions.motors import Motors
 
-SURFACE_COMMANDS = 5  # left aileron, right aileron, elevator, rudder, flaps
 ALTITUDE_HOLD, CLIMB_RATE_HOLD = FlightMode.HEADING_AUTOPILOT, FlightMode.BANK_AUTOPILOT
 
 
@@ -54,8 +54,7 @@ class Fixedwing(ModalDrone):
         starting_velocity: (3,) body-frame spawn velocity [m/s]; default from the YAML.
     """
 
-    modes = tuple(int(m) for m in (FlightMode.ACTUATORS, FlightMode.RATES,
-                                   FlightMode.ATTITUDE, ALTITUDE_HOLD, CLIMB_RATE_HOLD))
+    modes = FIXEDWING_MODES
 
     def __init__(self, p, start_pos, start_orn, control_hz: int | None = None,
                  physics_hz: int = 240, drone_model: str = "fixedwing",
@@ -109,12 +108,9 @@ class Fixedwing(ModalDrone):
         pybullet.resetBaseVelocity(self.Id, (rotation @ self.starting_velocity).tolist(),
                                    (0.0, 0.0, 0.0), physicsClientId=self.client_id)
 
-    def reset(self) -> None:
-        super().reset()
-        self._give_starting_velocity()
-        self.update_state()
-
     def reset_components(self) -> None:
+        # the starting velocity first: the mode's hold setpoint is taken after this
+        self._give_starting_velocity()
         self.motors.reset()
         self.surfaces.reset()
         self.drag.reset()
