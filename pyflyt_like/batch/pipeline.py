@@ -1,4 +1,4 @@
-"""The physics step of the batched engine: a named, ordered pipeline of kernels.
+"""The physics step of the batched engine: a named, ordered pipeline of stages.
 
 Per world (in parallel) and per physics step::
 
@@ -11,7 +11,11 @@ Per world (in parallel) and per physics step::
     7. clock        the world's step counter
 
 The same order as the PyBullet ``Aviary.step`` (control, physics update, step, state).
-``n_steps`` physics steps run inside one compiled call.
+Every stage has the signature ``(state, plant, nominal, config, mode, w, noise,
+step_index)`` and is inlined into :func:`step_world`; ``n_steps`` physics steps run inside
+one compiled call. User stages go between them (:mod:`pyflyt_like.batch.user_stages`). The
+fixed-wing pipeline (:mod:`pyflyt_like.batch.fixedwing.pipeline`) shares the wind,
+turbulence and clock stages.
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ from __future__ import annotations
 from numba import njit, prange
 
 from .controllers import attitude_targets, control_tick
-from .integrators import floor_constraint, integrate
+from .integrators import floor_constraint
+from .integrators import integrate as integrate_body
 from .rotations import quat_to_matrix
 from .rotors import rotor_wrench
 from .turbulence import advance_turbulence, current_wind
@@ -27,39 +32,97 @@ from .turbulence import advance_turbulence, current_wind
 BLOCKS = 256  # blocks of worlds shared among the threads (a few per thread balance the load)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def step_world(state, plant, nominal, config, mode, w, noise, step_index):
-    """One physics step of world ``w`` (stages 1-7 above)."""
-    n_drones = state.pos.shape[1]
+_STAGE = dict(cache=True, _nrt=False, error_model="numpy", inline="always")
+
+
+@njit(**_STAGE)
+def wind(state, plant, nominal, config, mode, w, noise, step_index):
+    """The world's wind of this step into ``state.wind``."""
     current_wind(state, plant, config, w)
-    control_due = state.steps[w] % config.mode_steps == 0
-    # every wrench from the state at the start of the step (downwash sees the others there)
-    for d in range(n_drones):
+
+
+@njit(**_STAGE)
+def control(state, plant, nominal, config, mode, w, noise, step_index):
+    """Every drone's control tick, when due."""
+    if state.steps[w] % config.mode_steps:
+        return
+    for d in range(state.pos.shape[1]):
         q = state.quat[w, d]
-        rotation = quat_to_matrix(q[0], q[1], q[2], q[3])
-        if control_due:
-            control_tick(state, nominal, config, mode, w, d, rotation)
-        fx, fy, fz, tx, ty, tz = rotor_wrench(state, plant, nominal, config, w, d, rotation)
+        control_tick(state, nominal, config, mode, w, d, quat_to_matrix(q[0], q[1], q[2], q[3]))
+
+
+@njit(**_STAGE)
+def rotors(state, plant, nominal, config, mode, w, noise, step_index):
+    """Every drone's rotor wrench, from the state at the start of the step (downwash sees
+    the others there), plus its torque disturbance, into ``state.wrench``."""
+    for d in range(state.pos.shape[1]):
+        q = state.quat[w, d]
+        fx, fy, fz, tx, ty, tz = rotor_wrench(state, plant, nominal, config, w, d,
+                                              quat_to_matrix(q[0], q[1], q[2], q[3]))
         wrench, disturbance = state.wrench[w, d], plant.disturbance_torque[w, d]
         wrench[0], wrench[1], wrench[2] = fx, fy, fz
         wrench[3] = tx + disturbance[0]
         wrench[4] = ty + disturbance[1]
         wrench[5] = tz + disturbance[2]
-    for d in range(n_drones):
+
+
+@njit(**_STAGE)
+def integrate(state, plant, nominal, config, mode, w, noise, step_index):
+    """Every drone's rigid body one step under its wrench."""
+    for d in range(state.pos.shape[1]):
         wrench = state.wrench[w, d]
-        integrate(config.integrator, state.pos[w, d], state.quat[w, d], state.vel[w, d],
-                  state.ang_vel[w, d], wrench[0:3], wrench[3:6],
-                  plant.disturbance_force[w, d], plant.mass[w, d], plant.inertia[w, d],
-                  config.gravity, config.dt)
+        integrate_body(config.integrator, state.pos[w, d], state.quat[w, d], state.vel[w, d],
+                       state.ang_vel[w, d], wrench[0:3], wrench[3:6],
+                       plant.disturbance_force[w, d], plant.mass[w, d], plant.inertia[w, d],
+                       config.gravity, config.dt)
+
+
+@njit(**_STAGE)
+def floor(state, plant, nominal, config, mode, w, noise, step_index):
+    """The floor under every drone; contact and crash flags."""
+    for d in range(state.pos.shape[1]):
         contact, crash = floor_constraint(state.pos[w, d], state.quat[w, d], state.vel[w, d],
                                           state.ang_vel[w, d], config.floor_z,
                                           config.crash_speed)
         state.contact[w, d] = contact
         if crash:
             state.crashed[w, d] = True
+
+
+@njit(**_STAGE)
+def turbulence(state, plant, nominal, config, mode, w, noise, step_index):
+    """Advance the world's Dryden filters (when on)."""
     if config.turbulence:
         advance_turbulence(state, config, w, noise[step_index, w])
+
+
+@njit(**_STAGE)
+def clock(state, plant, nominal, config, mode, w, noise, step_index):
+    """Count the world's step."""
     state.steps[w] += 1
+
+
+#: The stages in the order :func:`step_world` runs them.
+STAGES = {"wind": wind, "control": control, "rotors": rotors, "integrate": integrate,
+          "floor": floor, "turbulence": turbulence, "clock": clock}
+
+
+@njit(**_STAGE)
+def prepare(state, mode, w):
+    """Before a fused call's steps of world ``w``: the mode-1 attitude targets."""
+    attitude_targets(state, mode, w)
+
+
+@njit(**_STAGE)
+def step_world(state, plant, nominal, config, mode, w, noise, step_index):
+    """One physics step of world ``w``: the :data:`STAGES` in order."""
+    wind(state, plant, nominal, config, mode, w, noise, step_index)
+    control(state, plant, nominal, config, mode, w, noise, step_index)
+    rotors(state, plant, nominal, config, mode, w, noise, step_index)
+    integrate(state, plant, nominal, config, mode, w, noise, step_index)
+    floor(state, plant, nominal, config, mode, w, noise, step_index)
+    turbulence(state, plant, nominal, config, mode, w, noise, step_index)
+    clock(state, plant, nominal, config, mode, w, noise, step_index)
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
@@ -71,7 +134,7 @@ def run_worlds(state, plant, nominal, config, mode, n_steps, noise, first, last)
     them costs more than the physics. They are passed once here, per block of worlds.
     """
     for w in range(first, last):
-        attitude_targets(state, mode, w)
+        prepare(state, mode, w)
         for step_index in range(n_steps):
             step_world(state, plant, nominal, config, mode, w, noise, step_index)
 

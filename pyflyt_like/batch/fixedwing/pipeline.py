@@ -1,4 +1,4 @@
-"""The physics step of the fixed-wing engine: a named, ordered pipeline of kernels.
+"""The physics step of the fixed-wing engine: a named, ordered pipeline of stages.
 
 Per world (in parallel) and per physics step::
 
@@ -12,7 +12,9 @@ Per world (in parallel) and per physics step::
 
 The order of the PyBullet ``Aviary.step`` (control, physics update, step, state), as the
 multirotor pipeline (:mod:`pyflyt_like.batch.pipeline`), whose wind, turbulence and floor
-stages this one shares.
+formulas this one shares. Every stage has the signature ``(state, plant, nominal, config,
+mode, w, noise, step_index)`` and is inlined into :func:`step_world`; user stages go
+between them (:mod:`pyflyt_like.batch.user_stages`).
 """
 
 from __future__ import annotations
@@ -20,43 +22,80 @@ from __future__ import annotations
 from numba import njit, prange
 
 from ..integrators import floor_constraint
-from ..pipeline import BLOCKS
+from ..pipeline import BLOCKS, clock, turbulence, wind
 from ..rotations import quat_to_matrix
-from ..turbulence import advance_turbulence, current_wind
 from .aerodynamics import aircraft_wrench
 from .body import integrate_aircraft
 from .controllers import control_tick
 
-STAGES = ("wind", "control", "aerodynamics", "integrate", "floor", "turbulence", "clock")
+_STAGE = dict(cache=True, _nrt=False, error_model="numpy", inline="always")
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def step_world(state, plant, nominal, config, mode, w, noise, step_index):
-    """One physics step of world ``w`` (the stages above)."""
-    current_wind(state, plant, config, w)
-    control_due = state.steps[w] % config.mode_steps == 0
+@njit(**_STAGE)
+def control(state, plant, nominal, config, mode, w, noise, step_index):
+    """Every aircraft's control tick, when due."""
+    if state.steps[w] % config.mode_steps:
+        return
     for d in range(state.pos.shape[1]):
         q = state.quat[w, d]
-        rotation = quat_to_matrix(q[0], q[1], q[2], q[3])
-        if control_due:
-            control_tick(state, nominal, config, mode, w, d, rotation)
+        control_tick(state, nominal, config, mode, w, d, quat_to_matrix(q[0], q[1], q[2], q[3]))
+
+
+@njit(**_STAGE)
+def aerodynamics(state, plant, nominal, config, mode, w, noise, step_index):
+    """Every aircraft's surfaces, drag and motor, into ``state.wrench``."""
+    for d in range(state.pos.shape[1]):
+        q = state.quat[w, d]
         wrench = state.wrench[w, d]
         wrench[0], wrench[1], wrench[2], wrench[3], wrench[4], wrench[5] = aircraft_wrench(
-            state, plant, nominal, w, d, rotation)
-        integrate_aircraft(config.integrator, rotation, state.pos[w, d], q, state.vel[w, d],
-                           state.ang_vel[w, d], wrench, plant.disturbance_torque[w, d],
+            state, plant, nominal, w, d, quat_to_matrix(q[0], q[1], q[2], q[3]))
+
+
+@njit(**_STAGE)
+def integrate(state, plant, nominal, config, mode, w, noise, step_index):
+    """Every aircraft's rigid body one step under its wrench."""
+    for d in range(state.pos.shape[1]):
+        q = state.quat[w, d]
+        integrate_aircraft(config.integrator, quat_to_matrix(q[0], q[1], q[2], q[3]),
+                           state.pos[w, d], q, state.vel[w, d], state.ang_vel[w, d],
+                           state.wrench[w, d], plant.disturbance_torque[w, d],
                            plant.disturbance_force[w, d], plant.mass[w, d], nominal.com,
                            plant.inertia[w, d], plant.inertia_inv[w, d], config.gravity,
                            config.dt)
-        contact, crash = floor_constraint(state.pos[w, d], q, state.vel[w, d],
+
+
+@njit(**_STAGE)
+def floor(state, plant, nominal, config, mode, w, noise, step_index):
+    """The floor under every aircraft's base origin; contact and crash flags."""
+    for d in range(state.pos.shape[1]):
+        contact, crash = floor_constraint(state.pos[w, d], state.quat[w, d], state.vel[w, d],
                                           state.ang_vel[w, d], config.floor_z,
                                           config.crash_speed)
         state.contact[w, d] = contact
         if crash:
             state.crashed[w, d] = True
-    if config.turbulence:
-        advance_turbulence(state, config, w, noise[step_index, w])
-    state.steps[w] += 1
+
+
+#: The stages in the order :func:`step_world` runs them.
+STAGES = {"wind": wind, "control": control, "aerodynamics": aerodynamics,
+          "integrate": integrate, "floor": floor, "turbulence": turbulence, "clock": clock}
+
+
+@njit(**_STAGE)
+def prepare(state, mode, w):
+    """Before a fused call's steps of world ``w``: nothing for fixed-wings."""
+
+
+@njit(**_STAGE)
+def step_world(state, plant, nominal, config, mode, w, noise, step_index):
+    """One physics step of world ``w``: the :data:`STAGES` in order."""
+    wind(state, plant, nominal, config, mode, w, noise, step_index)
+    control(state, plant, nominal, config, mode, w, noise, step_index)
+    aerodynamics(state, plant, nominal, config, mode, w, noise, step_index)
+    integrate(state, plant, nominal, config, mode, w, noise, step_index)
+    floor(state, plant, nominal, config, mode, w, noise, step_index)
+    turbulence(state, plant, nominal, config, mode, w, noise, step_index)
+    clock(state, plant, nominal, config, mode, w, noise, step_index)
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
