@@ -21,6 +21,7 @@ from .flat_reference import flat_reference_array
 from .memory import NOISE_CHUNK_BYTES, check_engine_memory
 from .options import BatchedAviaryOptions
 from .state_views import fill_aviary_state, set_start_attitudes, set_start_velocities
+from .user_stages import build_advance, check_user_stages, reset_stages
 
 MODES = MULTIROTOR_MODES  # of the multirotors; a fixed-wing's: BatchedAviary.modes
 #: Most physics steps one :meth:`BatchedAviary.step` call runs (about 10**12): the
@@ -53,7 +54,8 @@ class BatchedAviary:
             crazyflie21plus, hexarotor), a fixed-wing (acrowing, fixedwing) or a folder name
             in ``model_dir``.
         mode: the flight mode of every drone.
-        physics_hz: physics rate [Hz], an int in [1, 10**6].
+        physics_hz: physics rate [Hz], an int in [1, 10**6]; ``None``: 500 for multirotors,
+            240 for fixed-wings (the PyBullet ``Aviary``'s default).
         control_hz: controller rate [Hz], must divide ``physics_hz``. ``None``: the YAML's
             ``control_hz`` (a multirotor's: if it divides ``physics_hz``, else
             ``physics_hz``). A multirotor YAML's ``mode_hz`` entry for ``mode`` overrides it
@@ -87,6 +89,10 @@ class BatchedAviary:
         floor_height: height [m] of the centre of mass at which the floor holds a drone,
             within +-1e6 m.
         crash_speed: downward speed [m/s] above which reaching the floor is a crash, >= 0.
+        user_stages: a list of :class:`~pyflyt_like.batch.user_stages.UserStage`: the user's
+            ``numba.njit`` functions run before or after a named stage of every physics
+            step, or after a reset on the reset worlds (a kernel with them is compiled
+            for this engine; see :mod:`~pyflyt_like.batch.user_stages`).
 
     The bounds are physical (docs/batch.md, "Errors and bounds"); what still diverges is
     reset by :meth:`step` and flagged in :attr:`diverged`.
@@ -98,14 +104,14 @@ class BatchedAviary:
     """
 
     def __init__(self, n_worlds: int = 1, n_drones: int = 1, drone_model: str = "crazyflie21",
-                 mode: int = FlightMode.ATTITUDE, physics_hz: int = 500,
+                 mode: int = FlightMode.ATTITUDE, physics_hz: int | None = None,
                  control_hz: int | None = None, seed: int | None = None,
                  model_dir: str | Path | None = None, start_pos=None, start_orn=None,
                  starting_velocity=None, integrator: str = "semi_implicit", gravity: float = 9.81,
                  ground_effect: bool = False, rotor_drag: bool = False,
                  downwash: bool = False, wind=None, turbulence: dict | None = None,
                  randomize: dict | None = None, floor_height: float = 0.0,
-                 crash_speed: float = 1.0):
+                 crash_speed: float = 1.0, user_stages=None):
         options = BatchedAviaryOptions(
             n_worlds=n_worlds, n_drones=n_drones, drone_model=drone_model, mode=mode,
             physics_hz=physics_hz, control_hz=control_hz, seed=seed, model_dir=model_dir,
@@ -113,11 +119,11 @@ class BatchedAviary:
             integrator=integrator, gravity=gravity,
             ground_effect=ground_effect, rotor_drag=rotor_drag, downwash=downwash, wind=wind,
             turbulence=turbulence, randomize=randomize, floor_height=floor_height,
-            crash_speed=crash_speed)
-        self.options = options
+            crash_speed=crash_speed, user_stages=user_stages)
+        self.family = family = vehicle_family(options)
+        self.options = options = family.options  # physics_hz resolved
         self.n_worlds, self.n_drones = options.shape
         self.physics_hz, self.gravity = options.physics_hz, options.gravity
-        self.family = family = vehicle_family(options)
         self.model = family.model
         self.modes = family.modes
         self.mode = check_flight_mode("mode", options.mode, family.modes)
@@ -136,6 +142,9 @@ class BatchedAviary:
         self._nominal = family.nominal
         self.plant = family.new_plant(options)
         self._config = family.config
+        stages = check_user_stages(options.user_stages, list(family.pipeline.STAGES))
+        self._advance = build_advance(family.pipeline, stages)
+        self._reset_stages = reset_stages(stages)
         self._no_noise = np.zeros((1, 1, TURBULENCE_STATES))
         self._aviary_state = np.zeros((self.n_worlds, self.n_drones, 4, 3))
         self._kinematics = kinematics_block(self._state)
@@ -271,6 +280,8 @@ class BatchedAviary:
             turbulence = self.rng.standard_normal(state.turbulence.shape)
             state.turbulence[worlds] = turbulence[worlds]
         self._reset_controllers(worlds)
+        for stage in self._reset_stages:
+            stage(state, self.plant, self._nominal, self._config, worlds, self.rng)
 
     def _checked_mask(self, mask) -> np.ndarray:
         """``mask`` as a (W,) bool array, or ValueError naming it."""
@@ -298,7 +309,7 @@ class BatchedAviary:
         """
         n_steps = check_positive_int("n_steps", n_steps, MAX_STEPS_PER_CALL)
         state, plant, nominal, config = self._state, self.plant, self._nominal, self._config
-        advance = self.family.advance
+        advance = self._advance
         if not config.turbulence:
             advance(state, plant, nominal, config, self.mode, n_steps, self._no_noise)
         else:

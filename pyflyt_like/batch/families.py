@@ -38,7 +38,8 @@ def _fixedwing_yaml(drone_model: str, model_dir) -> dict | None:
 
 def vehicle_family(options: BatchedAviaryOptions) -> MultirotorFamily | FixedwingFamily:
     """The family of ``options.drone_model``, its model loaded and checked against the
-    options.
+    options (``physics_hz`` ``None`` becomes the family's default: 500 Hz for multirotors,
+    240 Hz for fixed-wings, the PyBullet ``Aviary``'s).
 
     Raises:
         FileNotFoundError: an unknown model, listing the multirotor sets and fixed-wings.
@@ -46,13 +47,15 @@ def vehicle_family(options: BatchedAviaryOptions) -> MultirotorFamily | Fixedwin
             refuses, naming them.
     """
     name, model_dir = options.drone_model, options.model_dir
-    multirotor_root = MULTIROTORS_DIR if model_dir is None else model_dir
     if model_dir is None and (MULTIROTORS_DIR / name).is_dir():
+        options = options.with_physics_hz(MultirotorFamily.default_physics_hz)
         return MultirotorFamily(load_multirotor_model(name, None, options.gravity), options)
     if _fixedwing_yaml(name, model_dir) is not None:
+        options = options.with_physics_hz(FixedwingFamily.default_physics_hz)
         return FixedwingFamily(load_fixedwing_model(name, model_dir), options)
+    options = options.with_physics_hz(MultirotorFamily.default_physics_hz)
     try:
-        model = load_multirotor_model(name, multirotor_root, options.gravity)
+        model = load_multirotor_model(name, model_dir, options.gravity)
     except FileNotFoundError as error:
         if model_dir is not None:
             raise

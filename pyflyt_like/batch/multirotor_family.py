@@ -16,11 +16,11 @@ from pyflyt_like.control.multirotor_modes import (
     setpoint_size,
 )
 
+from . import pipeline
 from .arrays import zeros_state
 from .build import control_rate, engine_config, nominal_arrays, plant_arrays
 from .memory import engine_bytes
 from .options import BatchedAviaryOptions
-from .pipeline import advance
 from .randomization import check_randomize, draw_plant
 
 
@@ -29,10 +29,14 @@ class MultirotorFamily:
 
     name = "multirotor"
     modes = MULTIROTOR_MODES
-    advance = staticmethod(advance)
+    pipeline = pipeline  # its STAGES, prepare and advance
+
+    #: physics_hz [Hz] when none is given
+    default_physics_hz = 500
 
     def __init__(self, model: MultirotorModel, options: BatchedAviaryOptions):
         self.model = model
+        self.options = options  # physics_hz resolved
         self.randomize = check_randomize(options.randomize)
         self.control_hz = control_rate(model, options)
         self.nominal = nominal_arrays(model)

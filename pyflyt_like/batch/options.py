@@ -13,6 +13,7 @@ overflow the engine to inf and NaN; docs/batch.md ("Errors and bounds") gives th
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -70,12 +71,13 @@ MAX_RATE_HZ = 1_000_000
 class BatchedAviaryOptions:
     """BatchedAviary's arguments, checked and normalised (see its docstring for meanings).
 
-    After construction: ``start_pos`` and ``start_orn`` are ``None`` (the defaults) or
-    (D, 3) or (W, D, 3) float arrays, ``wind`` a (3,) or (W, 3) array: as given, since
-    nothing here is sized by W x D (:meth:`start_poses` makes the engine's arrays once it
-    is known to have the memory), ``starting_velocity`` ``None`` or a (3,), (D, 3) or
-    (W, D, 3) array, ``turbulence`` ``None`` or a dict of the three Dryden options as
-    floats, ``randomize`` ``None`` or a mapping (its family checks its keys and ranges).
+    After construction: ``physics_hz`` is ``None`` (its family's default, see
+    :meth:`with_physics_hz`) or the checked int; ``start_pos``, ``start_orn`` and
+    ``starting_velocity`` are ``None`` (the defaults) or float arrays of their allowed
+    shapes and ``wind`` a (3,) or (W, 3) array, as given, since nothing here is sized by
+    W x D (:meth:`start_poses` makes the engine's arrays once it is known to have the
+    memory); ``turbulence`` is ``None`` or a dict of the three Dryden options as floats;
+    ``randomize`` ``None`` or a mapping (its family checks its keys and ranges).
 
     Raises:
         ValueError, TypeError: any bad argument, naming it and what is allowed.
@@ -85,7 +87,7 @@ class BatchedAviaryOptions:
     n_drones: int = 1
     drone_model: str = "crazyflie21"
     mode: int = 1
-    physics_hz: int = 500
+    physics_hz: int | None = None
     control_hz: int | None = None
     seed: int | None = None
     model_dir: str | Path | None = None
@@ -102,6 +104,7 @@ class BatchedAviaryOptions:
     randomize: dict | None = None
     floor_height: float = 0.0
     crash_speed: float = 1.0
+    user_stages: Any = None
 
     def __post_init__(self) -> None:
         n_worlds = check_positive_int("n_worlds", self.n_worlds)
@@ -114,7 +117,8 @@ class BatchedAviaryOptions:
         values = {
             "n_worlds": n_worlds, "n_drones": n_drones,
             "mode": check_flight_mode("mode", self.mode, ALL_MODES),
-            "physics_hz": check_positive_int("physics_hz", self.physics_hz, MAX_RATE_HZ),
+            "physics_hz": (None if self.physics_hz is None
+                           else check_positive_int("physics_hz", self.physics_hz, MAX_RATE_HZ)),
             "control_hz": (None if self.control_hz is None
                            else check_positive_int("control_hz", self.control_hz,
                                                    MAX_RATE_HZ)),
@@ -137,6 +141,12 @@ class BatchedAviaryOptions:
         }
         for name, value in values.items():
             object.__setattr__(self, name, value)  # frozen: normalised once, here
+
+    def with_physics_hz(self, default: int) -> BatchedAviaryOptions:
+        """These options with ``physics_hz`` set to ``default`` [Hz] if it was ``None``."""
+        if self.physics_hz is not None:
+            return self
+        return dataclasses.replace(self, physics_hz=default)
 
     @property
     def shape(self) -> tuple[int, int]:

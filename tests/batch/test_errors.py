@@ -367,7 +367,7 @@ def test_turbulence_noise_is_drawn_in_chunks_with_the_same_result(monkeypatch):
         advance(state, plant, model, config, mode, n_steps, noise)
 
     chunked = BatchedAviary(**options)
-    monkeypatch.setattr(chunked.family, "advance", counting_advance)
+    monkeypatch.setattr(chunked, "_advance", counting_advance)
     chunked.step(301)
     assert len(calls) == 101 and calls[0] == (3, (3, 4, 5)) and calls[-1][0] == 1
     for name in ("pos", "quat", "vel", "ang_vel", "rotor_speed", "wind", "elapsed_time"):
@@ -388,7 +388,7 @@ def test_a_huge_step_with_turbulence_never_holds_all_its_noise(monkeypatch):
         if len(shapes) == 3:
             raise Stop
 
-    monkeypatch.setattr(sim.family, "advance", stopping_advance)
+    monkeypatch.setattr(sim, "_advance", stopping_advance)
     with pytest.raises(Stop):
         sim.step(10**12)
     chunk = NOISE_CHUNK_BYTES // (8 * 5 * 8)

@@ -17,10 +17,10 @@ from pyflyt_like.physics.fixedwing_model import (
 
 from ..memory import estimated_bytes, layout_bytes
 from ..options import BatchedAviaryOptions
+from . import pipeline
 from .arrays import zeros_fixedwing_plant, zeros_fixedwing_state
 from .build import FIXEDWING_INTEGRATORS, fixedwing_config, fixedwing_nominal, fixedwing_plant
 from .controllers import hold_setpoints
-from .pipeline import advance
 from .randomization import check_fixedwing_randomize, draw_fixedwing_plant
 
 #: Options of the multirotors' rotor aerodynamics, which a fixed-wing does not take.
@@ -31,7 +31,10 @@ class FixedwingFamily:
     """Fixed-wing aircraft in the batched engine (modes -1, 0, 1, 2, 3)."""
 
     name = "fixedwing"
-    advance = staticmethod(advance)
+    pipeline = pipeline  # its STAGES, prepare and advance
+
+    #: physics_hz [Hz] when none is given
+    default_physics_hz = 240
 
     def __init__(self, model: FixedwingModel, options: BatchedAviaryOptions):
         for option in ROTOR_OPTIONS:
@@ -42,6 +45,7 @@ class FixedwingFamily:
             raise ValueError(f"integrator must be one of {list(FIXEDWING_INTEGRATORS)} for a "
                              f"fixed-wing, got {options.integrator!r}")
         self.model = model
+        self.options = options  # physics_hz resolved
         self.modes = FIXEDWING_MODES if model.has_autopilot else tuple(
             m for m in FIXEDWING_MODES if m not in AUTOPILOT_MODES)
         self.randomize = check_fixedwing_randomize(options.randomize)
