@@ -13,8 +13,9 @@ except ImportError as error:
 from .algorithm import train_ppo
 from .config import PPOConfig
 from .evaluation import evaluate_policy
+from .export import export_policy
 from .policy import CheckpointError, PPOPolicy
 from .rollout import compute_gae
 
 __all__ = ["CheckpointError", "PPOConfig", "PPOPolicy", "compute_gae", "evaluate_policy",
-           "train_ppo"]
+           "export_policy", "train_ppo"]

@@ -1,9 +1,9 @@
 """The batched fixed-wing against the PyBullet ``Fixedwing``: same model, start, wind and
 commands, 10 s of flight.
 
-The commands jump to new random values every second (the issue's protocol), in every mode,
-with a constant wind. Both engines agreed to about 1e-13 m, 1e-14 rad and 1e-13 m/s when
-this was written (docs/batch.md, "Agreement with PyBullet"): the kernels compute the same
+The commands jump to new random values every second, in every mode,
+with a constant wind. Both engines agreed to about 1e-12 m, 2e-14 rad and 2e-13 m/s when
+this was written (docs/batch_fixedwing.md, "Agreement with PyBullet"): the kernels compute the same
 formulas (the shared modules of :mod:`pyflyt_like.physics` and :mod:`pyflyt_like.control`,
 compiled) in the same order, on the composite rigid body PyBullet builds from the URDF,
 with PyBullet's integration step. The tests allow 1e-6, far inside the issue's 1 cm,
