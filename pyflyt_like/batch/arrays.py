@@ -82,15 +82,8 @@ def zeros_state(n_worlds: int, n_drones: int, n_rotors: int, setpoint_size: int)
     :func:`kinematics_block`), each an ordinary (W, D, k) array to the kernels.
     """
     shape = (n_worlds, n_drones)
-    block = np.zeros(n_worlds * n_drones * sum(width for _, width in KINEMATICS))
-    kinematics, start = {}, 0
-    for name, width in KINEMATICS:
-        size = n_worlds * n_drones * width
-        kinematics[name] = block[start:start + size].reshape(*shape, width)
-        start += size
-    kinematics["quat"][..., 3] = 1.0
     return State(
-        **kinematics, rotor_speed=np.zeros((*shape, n_rotors)),
+        **kinematics_slabs(n_worlds, n_drones), rotor_speed=np.zeros((*shape, n_rotors)),
         rotor_command=np.zeros((*shape, n_rotors)), setpoint=np.zeros((*shape, setpoint_size)),
         reference=np.zeros((*shape, REFERENCE_SIZE)), use_reference=np.zeros(shape, bool),
         rate_integral=np.zeros((*shape, 3)), rate_previous=np.zeros((*shape, 3)),
@@ -98,6 +91,19 @@ def zeros_state(n_worlds: int, n_drones: int, n_rotors: int, setpoint_size: int)
         contact=np.zeros(shape, bool), crashed=np.zeros(shape, bool),
         turbulence=np.zeros((n_worlds, TURBULENCE_STATES)), wind=np.zeros((n_worlds, 3)),
         wrench=np.zeros((*shape, 6)), attitude_target=np.zeros((*shape, 9)))
+
+
+def kinematics_slabs(n_worlds: int, n_drones: int) -> dict[str, np.ndarray]:
+    """pos, quat, vel and ang_vel (W, D, k) of zeros (identity attitudes): consecutive
+    C-contiguous slabs of one buffer (:func:`kinematics_block`), for any family's state."""
+    block = np.zeros(n_worlds * n_drones * sum(width for _, width in KINEMATICS))
+    slabs, start = {}, 0
+    for name, width in KINEMATICS:
+        size = n_worlds * n_drones * width
+        slabs[name] = block[start:start + size].reshape(n_worlds, n_drones, width)
+        start += size
+    slabs["quat"][..., 3] = 1.0
+    return slabs
 
 
 def kinematics_block(state: State) -> np.ndarray:

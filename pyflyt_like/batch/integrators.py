@@ -85,18 +85,26 @@ def integrate(scheme, pos, quat, vel, omega, force, torque, world_force, mass, j
         return
     a = _acceleration(quat, force, world_force, mass, gravity)
     alpha = _angular_acceleration(omega, torque, j)
+    step_kinematics(scheme, pos, quat, vel, omega, a, alpha, dt)
+
+
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+def step_kinematics(scheme, pos, quat, vel, omega, linear, angular, dt):
+    """One ``EULER`` or ``SEMI_IMPLICIT`` step of pos (3,), quat (4,), vel (3,) and body
+    rates omega (3,), in place, under the world acceleration ``linear`` and the body angular
+    acceleration ``angular`` (3-tuples) held over the step."""
     if scheme == EULER:
         for i in range(3):
             pos[i] += dt * vel[i]
         qx, qy, qz, qw = quat_times_rotation(quat[0], quat[1], quat[2], quat[3],
                                              omega[0] * dt, omega[1] * dt, omega[2] * dt)
         for i in range(3):
-            vel[i] += dt * a[i]
-            omega[i] += dt * alpha[i]
+            vel[i] += dt * linear[i]
+            omega[i] += dt * angular[i]
     else:
         for i in range(3):
-            vel[i] += dt * a[i]
-            omega[i] += dt * alpha[i]
+            vel[i] += dt * linear[i]
+            omega[i] += dt * angular[i]
             pos[i] += dt * vel[i]
         qx, qy, qz, qw = quat_times_rotation(quat[0], quat[1], quat[2], quat[3],
                                              omega[0] * dt, omega[1] * dt, omega[2] * dt)

@@ -62,6 +62,7 @@ def drift(n_steps: int, mass: float) -> np.ndarray:
     return FORCE / mass * (1.0 / HZ) ** 2 * n_steps * (n_steps + 1) / 2
 
 
+@pytest.mark.slow
 def test_a_user_stage_gives_the_closed_form_drift_of_a_fixedwing():
     start = np.array([[0.0, 0.0, 50.0], [10.0, 0.0, 50.0]])
     sim = BatchedAviary(n_worlds=3, n_drones=2, drone_model="acrowing", mode=-1,

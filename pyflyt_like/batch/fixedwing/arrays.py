@@ -14,7 +14,7 @@ import numpy as np
 from pyflyt_like.control.tecs import MEMORY_SIZE, TecsParameters
 from pyflyt_like.physics.fixedwing_model import SURFACE_COMMANDS
 
-from ..arrays import KINEMATICS, TURBULENCE_STATES
+from ..arrays import TURBULENCE_STATES, kinematics_slabs
 
 #: What changes every physics step, per world ``w`` and aircraft ``d``: pos (W, D, 3) base
 #: origin, world ENU [m]; quat (W, D, 4) body-to-world (x, y, z, w); vel (W, D, 3) of the
@@ -71,15 +71,9 @@ def zeros_fixedwing_state(n_worlds: int, n_drones: int, n_surfaces: int,
                           setpoint_size: int) -> FixedwingState:
     """A FixedwingState of zeros (identity attitude), allocated once."""
     shape = (n_worlds, n_drones)
-    block = np.zeros(n_worlds * n_drones * sum(width for _, width in KINEMATICS))
-    kinematics, start = {}, 0
-    for name, width in KINEMATICS:
-        size = n_worlds * n_drones * width
-        kinematics[name] = block[start:start + size].reshape(*shape, width)
-        start += size
-    kinematics["quat"][..., 3] = 1.0
     return FixedwingState(
-        **kinematics, deflection=np.zeros((*shape, n_surfaces)), throttle=np.zeros(shape),
+        **kinematics_slabs(n_worlds, n_drones), deflection=np.zeros((*shape, n_surfaces)),
+        throttle=np.zeros(shape),
         surface_command=np.zeros((*shape, SURFACE_COMMANDS)), thrust_command=np.zeros(shape),
         setpoint=np.zeros((*shape, setpoint_size)), rate_integral=np.zeros((*shape, 3)),
         rate_previous=np.zeros((*shape, 3)), rate_fresh=np.ones(shape, bool),

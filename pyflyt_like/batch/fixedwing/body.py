@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..integrators import EULER
-from ..rotations import cross, quat_times_rotation, times_vector
+from ..integrators import step_kinematics
+from ..rotations import cross, times_vector
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
@@ -60,19 +60,4 @@ def integrate_aircraft(scheme, rotation, pos, quat, vel, omega, wrench, torque_d
     ``rotation`` is the attitude's row-major matrix at the start of the step."""
     linear, angular = _accelerations(rotation, omega, wrench, torque_disturbance,
                                      force_disturbance, mass, com, inertia, inverse, gravity)
-    if scheme == EULER:
-        for i in range(3):
-            pos[i] += dt * vel[i]
-        qx, qy, qz, qw = quat_times_rotation(quat[0], quat[1], quat[2], quat[3],
-                                             omega[0] * dt, omega[1] * dt, omega[2] * dt)
-        for i in range(3):
-            vel[i] += dt * linear[i]
-            omega[i] += dt * angular[i]
-    else:
-        for i in range(3):
-            vel[i] += dt * linear[i]
-            omega[i] += dt * angular[i]
-            pos[i] += dt * vel[i]
-        qx, qy, qz, qw = quat_times_rotation(quat[0], quat[1], quat[2], quat[3],
-                                             omega[0] * dt, omega[1] * dt, omega[2] * dt)
-    quat[0], quat[1], quat[2], quat[3] = qx, qy, qz, qw
+    step_kinematics(scheme, pos, quat, vel, omega, linear, angular, dt)

@@ -98,6 +98,9 @@ def step_world(state, plant, nominal, config, mode, w, noise, step_index):
     clock(state, plant, nominal, config, mode, w, noise, step_index)
 
 
+# run_worlds and advance have the multirotor's shape: numba binds the step_world they call
+# when it compiles them, and a step passed in as an argument could not be inlined (user
+# stages generate the same pair from a template, uncached; these two are cached on disk).
 @njit(cache=True, _nrt=False, error_model="numpy")
 def run_worlds(state, plant, nominal, config, mode, n_steps, noise, first, last):
     """``n_steps`` physics steps of worlds ``first`` to ``last - 1``, one after another
