@@ -60,11 +60,14 @@ Nominal = namedtuple("Nominal", [
 #: tick); control_period [s]; integrator (0 euler, 1 semi-implicit, 2 rk4);
 #: ground_effect, rotor_drag, downwash, turbulence (bool); turbulence coefficients
 #: (first-order a, b; second-order phi (4,) and chol (3,) per axis v and w; sigma (3,));
-#: floor_z [m]; crash_speed [m/s].
+#: shear (bool) and its reference wind shear_x, shear_y [m/s] and profile constants
+#: (:func:`~pyflyt_like.physics.wind_shear.shear_factor`'s); floor_z [m]; crash_speed [m/s].
 Config = namedtuple("Config", [
     "dt", "gravity", "mode_steps", "control_period", "integrator", "ground_effect",
     "rotor_drag", "downwash", "turbulence", "turb_a", "turb_b", "turb_phi_v", "turb_chol_v",
-    "turb_phi_w", "turb_chol_w", "turb_sigma", "floor_z", "crash_speed"])
+    "turb_phi_w", "turb_chol_w", "turb_sigma", "shear", "shear_x", "shear_y", "shear_log",
+    "shear_min_height", "shear_log_z0", "shear_power", "shear_scale", "floor_z",
+    "crash_speed"])
 
 REFERENCE_SIZE = 18
 TURBULENCE_STATES = 5

@@ -83,6 +83,12 @@ class BatchedAviary:
             [0, 100]), ``airspeed`` [m/s] (10, in (0, 340]), ``altitude`` [m] (10, in
             [0.1, 304.8]): independent turbulence per world on top of ``wind``, sampled
             every physics step.
+        shear: ``None`` or a dict of the PyBullet ``shear`` wind field's options
+            (``reference_velocity`` (3,) [m/s], horizontal, at most 100 m/s fast;
+            ``reference_height`` [m], default 10; ``law`` ``"power"`` (default) or
+            ``"log"``; ``exponent`` in (0, 1], default 1/7; ``roughness_length`` [m] for
+            the log law): a horizontal wind growing with each vehicle's height, on top of
+            ``wind`` and ``turbulence`` (:mod:`pyflyt_like.physics.wind_shear`).
         randomize: per-world, per-drone parameter ranges, see
             :mod:`~pyflyt_like.batch.randomization` (multirotors) and
             :mod:`~pyflyt_like.batch.fixedwing.randomization`; drawn at every reset.
@@ -110,6 +116,7 @@ class BatchedAviary:
                  starting_velocity=None, integrator: str = "semi_implicit", gravity: float = 9.81,
                  ground_effect: bool = False, rotor_drag: bool = False,
                  downwash: bool = False, wind=None, turbulence: dict | None = None,
+                 shear: dict | None = None,
                  randomize: dict | None = None, floor_height: float = 0.0,
                  crash_speed: float = 1.0, user_stages=None):
         options = BatchedAviaryOptions(
@@ -118,7 +125,8 @@ class BatchedAviary:
             start_pos=start_pos, start_orn=start_orn, starting_velocity=starting_velocity,
             integrator=integrator, gravity=gravity,
             ground_effect=ground_effect, rotor_drag=rotor_drag, downwash=downwash, wind=wind,
-            turbulence=turbulence, randomize=randomize, floor_height=floor_height,
+            turbulence=turbulence, shear=shear, randomize=randomize,
+            floor_height=floor_height,
             crash_speed=crash_speed, user_stages=user_stages)
         self.family = family = vehicle_family(options)
         self.options = options = family.options  # physics_hz resolved
@@ -279,6 +287,7 @@ class BatchedAviary:
             # drawn for every world, so a world's draws do not depend on the mask
             turbulence = self.rng.standard_normal(state.turbulence.shape)
             state.turbulence[worlds] = turbulence[worlds]
+        state.wind[worlds] = self.plant.wind_mean[worlds]  # until the next step's
         self._reset_controllers(worlds)
         for stage in self._reset_stages:
             stage(state, self.plant, self._nominal, self._config, worlds, self.rng)
@@ -383,8 +392,13 @@ class BatchedAviary:
     @property
     def airspeed(self) -> np.ndarray:
         """(W, D) airspeed [m/s]: the norm of each vehicle's velocity less its world's wind
-        of the last physics step."""
+        of the last physics step and the shear at its height."""
         air = self._state.vel - self._state.wind[:, None, :]
+        shear = self.options.shear
+        if shear is not None:
+            factor = shear.profile(self._state.pos[..., 2])
+            air[..., 0] -= shear.reference_velocity[0] * factor
+            air[..., 1] -= shear.reference_velocity[1] * factor
         return np.sqrt(np.einsum("wdi,wdi->wd", air, air))
 
     @property

@@ -126,6 +126,20 @@ def turbulence_coefficients(options: BatchedAviaryOptions) -> dict[str, object]:
                 turb_sigma=np.asarray(sigma, float))
 
 
+def shear_fields(options: BatchedAviaryOptions) -> dict[str, object]:
+    """The shear's fields of a kernel config: ``shear`` (on or off), its reference wind
+    ``shear_x``, ``shear_y`` [m/s] and the profile's constants."""
+    profile = options.shear
+    if profile is None:
+        return dict(shear=False, shear_x=0.0, shear_y=0.0, shear_log=False,
+                    shear_min_height=0.0, shear_log_z0=0.0, shear_power=0.0, shear_scale=0.0)
+    is_log, min_height, log_z0, power, scale = profile.constants
+    return dict(shear=True, shear_x=float(profile.reference_velocity[0]),
+                shear_y=float(profile.reference_velocity[1]), shear_log=is_log,
+                shear_min_height=min_height, shear_log_z0=log_z0, shear_power=power,
+                shear_scale=scale)
+
+
 def engine_config(options: BatchedAviaryOptions, control_hz: int) -> Config:
     """The run's scalars, with the Dryden filters' coefficients for the physics step."""
     return Config(
@@ -133,5 +147,6 @@ def engine_config(options: BatchedAviaryOptions, control_hz: int) -> Config:
         mode_steps=options.physics_hz // control_hz, control_period=1.0 / control_hz,
         integrator=INTEGRATORS[options.integrator], ground_effect=options.ground_effect,
         rotor_drag=options.rotor_drag, downwash=options.downwash,
-        **turbulence_coefficients(options), floor_z=options.floor_height,
+        **turbulence_coefficients(options), **shear_fields(options),
+        floor_z=options.floor_height,
         crash_speed=options.crash_speed)

@@ -35,6 +35,7 @@ from pyflyt_like.common.validation import (
 )
 from pyflyt_like.control.multirotor_modes import MULTIROTOR_MODES
 from pyflyt_like.physics.fixedwing_model import FIXEDWING_MODES
+from pyflyt_like.physics.wind_shear import ShearProfile
 
 from .integrators import INTEGRATORS
 from .randomization import names_text
@@ -54,6 +55,9 @@ MAX_GRAVITY = 100.0
 #: Mean wind speed and Dryden ``wind_speed_20ft`` [m/s]: a category-5 hurricane blows 70
 #: m/s; the rotor drag in a wind of 1e300 m/s overflows.
 MAX_WIND_SPEED = 100.0
+#: Shear power-law exponent at most this: measured ones lie between 0.1 (over water) and
+#: 0.4 (over cities); a huge one overflows the profile at a height of a few metres.
+MAX_SHEAR_EXPONENT = 1.0
 #: Dryden ``airspeed`` [m/s] in (0, MAX_AIRSPEED]: the model is one of subsonic flight.
 MAX_AIRSPEED = 340.0
 #: ``starting_velocity`` at most this fast [m/s]: subsonic, as the models.
@@ -77,6 +81,7 @@ class BatchedAviaryOptions:
     shapes and ``wind`` a (3,) or (W, 3) array, as given, since nothing here is sized by
     W x D (:meth:`start_poses` makes the engine's arrays once it is known to have the
     memory); ``turbulence`` is ``None`` or a dict of the three Dryden options as floats;
+    ``shear`` ``None`` or a :class:`~pyflyt_like.physics.wind_shear.ShearProfile`;
     ``randomize`` ``None`` or a mapping (its family checks its keys and ranges).
 
     Raises:
@@ -101,6 +106,7 @@ class BatchedAviaryOptions:
     downwash: bool = False
     wind: Any = None
     turbulence: dict | None = None
+    shear: Any = None
     randomize: dict | None = None
     floor_height: float = 0.0
     crash_speed: float = 1.0
@@ -133,6 +139,7 @@ class BatchedAviaryOptions:
             "start_orn": _per_drone("start_orn", self.start_orn, n_worlds, n_drones),
             "wind": _wind(self.wind, n_worlds),
             "turbulence": _turbulence(self.turbulence),
+            "shear": _shear(self.shear),
             "randomize": _mapping_or_none("randomize", self.randomize),
             "starting_velocity": _velocities(self.starting_velocity, n_worlds, n_drones),
             "floor_height": check_float_in("floor_height", self.floor_height, -MAX_POSITION,
@@ -196,6 +203,35 @@ def _velocities(value: object, n_worlds: int, n_drones: int) -> np.ndarray | Non
         raise ValueError(f"starting_velocity must be at most {MAX_START_SPEED:g} m/s fast, "
                          f"got {fastest:g} m/s")
     return velocities
+
+
+def _shear(shear: object) -> ShearProfile | None:
+    """None, or the checked :class:`~pyflyt_like.physics.wind_shear.ShearProfile` of a dict
+    of its options (``reference_velocity`` [m/s], at most MAX_WIND_SPEED fast, and
+    ``reference_height``, ``law``, ``exponent``, ``roughness_length``)."""
+    if shear is None or isinstance(shear, ShearProfile):
+        return shear
+    names = ["reference_velocity", "reference_height", "law", "exponent", "roughness_length"]
+    if not isinstance(shear, Mapping):
+        raise TypeError(f"shear must be None or a dict of {names}, got {shear!r}")
+    unknown = set(shear) - set(names)
+    if unknown:
+        raise ValueError(f"shear has unknown options {names_text(unknown)}; options are "
+                         f"{names}")
+    if "reference_velocity" not in shear:
+        raise ValueError("shear needs reference_velocity, the (3,) wind [m/s] at "
+                         "reference_height")
+    profile = ShearProfile(**shear)
+    largest = float(np.abs(profile.reference_velocity).max())  # first: a norm may overflow
+    speed = (largest if largest > MAX_WIND_SPEED
+             else float(np.linalg.norm(profile.reference_velocity)))
+    if profile.exponent is not None and profile.exponent > MAX_SHEAR_EXPONENT:
+        raise ValueError(f"shear exponent must be in (0, {MAX_SHEAR_EXPONENT:g}], got "
+                         f"{profile.exponent!r}")
+    if speed > MAX_WIND_SPEED:
+        raise ValueError(f"shear reference_velocity must be at most {MAX_WIND_SPEED:g} m/s "
+                         f"fast, got {speed:g} m/s")
+    return profile
 
 
 def _per_drone(name: str, value: object, n_worlds: int, n_drones: int) -> np.ndarray | None:

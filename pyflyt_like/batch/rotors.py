@@ -11,6 +11,7 @@ from numba import njit
 
 from pyflyt_like.physics import rotor_aerodynamics
 
+from .air import air_velocity
 from .rotations import transpose_times_vector
 
 # the physical formulas have one home, shared with the PyBullet components
@@ -48,9 +49,8 @@ def rotor_wrench(state, plant, nominal, config, w, d, rotation):
         tz += km * squared * spins[i]
         total += abs(speed)
     if config.rotor_drag:
-        vel, wind = state.vel[w, d], state.wind[w]
-        bx, by, bz = transpose_times_vector(rotation, vel[0] - wind[0], vel[1] - wind[1],
-                                            vel[2] - wind[2])
+        ax, ay, az = air_velocity(state, config, w, d)
+        bx, by, bz = transpose_times_vector(rotation, ax, ay, az)
         scale = total * nominal.speed_to_rad_s * plant.drag_scale[w, d]
         dx = -nominal.drag_coeffs[0] * bx * scale
         dy = -nominal.drag_coeffs[1] * by * scale

@@ -34,6 +34,8 @@ def test_batched_engine_flies_as_the_pybullet_multirotor(model, mode):
 
 AERODYNAMICS = {
     "rotor_drag": dict(start=[(0.0, 0.0, 1.0)], wind=(4.0, 2.0, 0.0)),
+    "rotor_drag in shear": dict(start=[(0.0, 0.0, 1.0)], shear=dict(
+        reference_velocity=(5.0, -3.0, 0.0), law="log", roughness_length=0.03)),
     "downwash": dict(start=[(0.0, 0.0, 0.7), (0.01, 0.0, 1.0)]),
     "ground_effect": dict(start=[(0.0, 0.0, 0.3)]),
 }
@@ -44,7 +46,8 @@ AERODYNAMICS = {
 def test_rotor_aerodynamics_and_wind_agree(model, effect):
     # mode 7 keeps the stacked drones of the downwash case apart and off the floor
     options = AERODYNAMICS[effect]
-    pybullet_states, batch_states = fly_both(model, 7, **options, **{effect: True})
+    switch = {effect.split()[0]: True}
+    pybullet_states, batch_states = fly_both(model, 7, **options, **switch)
     assert_agree(pybullet_states, batch_states)
     _, without = fly_both(model, 7, **options)
     assert np.abs(batch_states[..., 3, :] - without[..., 3, :]).max() > 100 * TOLERANCE  # it acts

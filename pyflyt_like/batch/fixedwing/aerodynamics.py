@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from numba import njit
 
+from ..air import air_velocity
 from ..rotations import transpose_times_vector
 from .shared import (
     angle_of_attack,
@@ -19,12 +20,12 @@ from .shared import (
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def aircraft_wrench(state, plant, nominal, w, d, rotation):
+def aircraft_wrench(state, plant, nominal, config, w, d, rotation):
     """Advance the deflections and the throttle of aircraft (w, d) one step and return its
     load: body force (fx, fy, fz) [N] at the base origin and torque about it [N m]."""
-    vel, wind, omega = state.vel[w, d], state.wind[w], state.ang_vel[w, d]
-    vx, vy, vz = transpose_times_vector(rotation, vel[0] - wind[0], vel[1] - wind[1],
-                                        vel[2] - wind[2])
+    omega = state.ang_vel[w, d]
+    ax, ay, az = air_velocity(state, config, w, d)
+    vx, vy, vz = transpose_times_vector(rotation, ax, ay, az)
     wx, wy, wz = omega[0], omega[1], omega[2]
     deflections, commands = state.deflection[w, d], state.surface_command[w, d]
     flow, loads = nominal.flow_map, nominal.wrench_map

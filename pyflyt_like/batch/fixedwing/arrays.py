@@ -59,12 +59,13 @@ FixedwingNominal = namedtuple("FixedwingNominal", [
     "min_ground_speed", *TecsParameters._fields])
 
 #: Scalars of the run: dt [s]; gravity [m/s^2]; mode_steps; integrator (0 euler,
-#: 1 semi-implicit); turbulence (bool) and its filter coefficients (as the multirotor's
-#: Config); floor_z [m]; crash_speed [m/s].
+#: 1 semi-implicit); turbulence (bool) and its filter coefficients, the shear (as the
+#: multirotor's Config); floor_z [m]; crash_speed [m/s].
 FixedwingConfig = namedtuple("FixedwingConfig", [
     "dt", "gravity", "mode_steps", "integrator", "turbulence", "turb_a", "turb_b",
-    "turb_phi_v", "turb_chol_v", "turb_phi_w", "turb_chol_w", "turb_sigma", "floor_z",
-    "crash_speed"])
+    "turb_phi_v", "turb_chol_v", "turb_phi_w", "turb_chol_w", "turb_sigma", "shear",
+    "shear_x", "shear_y", "shear_log", "shear_min_height", "shear_log_z0", "shear_power",
+    "shear_scale", "floor_z", "crash_speed"])
 
 
 def zeros_fixedwing_state(n_worlds: int, n_drones: int, n_surfaces: int,

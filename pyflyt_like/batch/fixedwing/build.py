@@ -8,7 +8,7 @@ import numpy as np
 from pyflyt_like.control.tecs import tecs_parameters
 from pyflyt_like.physics.fixedwing_model import FixedwingModel
 
-from ..build import turbulence_axes, turbulence_coefficients
+from ..build import shear_fields, turbulence_axes, turbulence_coefficients
 from ..integrators import INTEGRATORS
 from ..options import BatchedAviaryOptions
 from .arrays import FixedwingConfig, FixedwingNominal, FixedwingPlant, zeros_fixedwing_plant
@@ -65,5 +65,5 @@ def fixedwing_config(options: BatchedAviaryOptions, control_hz: int) -> Fixedwin
     return FixedwingConfig(
         dt=1.0 / options.physics_hz, gravity=options.gravity,
         mode_steps=options.physics_hz // control_hz,
-        integrator=INTEGRATORS[options.integrator], **coefficients,
+        integrator=INTEGRATORS[options.integrator], **coefficients, **shear_fields(options),
         floor_z=options.floor_height, crash_speed=options.crash_speed)

@@ -19,6 +19,7 @@ from numba import njit
 
 from pyflyt_like.common.flight_modes import FlightMode
 
+from ..air import air_velocity
 from ..rotations import quat_to_euler, quat_to_matrix
 from .shared import (
     attitude_rates,
@@ -66,10 +67,9 @@ def _fly_rates(state, nominal, config, w, d, rates):
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def airspeed_of(state, w, d):
+def airspeed_of(state, config, w, d):
     """Airspeed [m/s] of aircraft (w, d): the norm of its velocity less the wind."""
-    vel, wind = state.vel[w, d], state.wind[w]
-    ax, ay, az = vel[0] - wind[0], vel[1] - wind[1], vel[2] - wind[2]
+    ax, ay, az = air_velocity(state, config, w, d)
     return math.sqrt(ax * ax + ay * ay + az * az)
 
 
@@ -97,7 +97,7 @@ def control_tick(state, nominal, config, mode, w, d, rotation):
         return
     # modes 2 and 3: the autopilot
     tecs, vel, pos = nominal, state.vel[w, d], state.pos[w, d]  # the TECS fields
-    airspeed = airspeed_of(state, w, d)
+    airspeed = airspeed_of(state, config, w, d)
     if mode == HEADING_AUTOPILOT:
         course = course_of(rotation, vel[0], vel[1], nominal.min_ground_speed)
         bank = bank_for_course_error(wrap_angle(setpoint[0] - course), airspeed,
@@ -124,11 +124,12 @@ def control_tick(state, nominal, config, mode, w, d, rotation):
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
-def hold_setpoints(state, nominal, mode, worlds, wind_mean):
+def hold_setpoints(state, nominal, config, mode, worlds):
     """Preset the setpoints of ``worlds`` (indices) to hold the current flight in ``mode``,
     as ``Fixedwing.preset_setpoint``: mode 1 the current roll and pitch, no yaw rate, the
     current thrust command; mode 2 the course, the airspeed (within the TECS limits) and
-    the altitude; mode 3 wings level, the airspeed, no climb; modes -1 and 0 zeros."""
+    the altitude; mode 3 wings level, the airspeed, no climb; modes -1 and 0 zeros. The
+    airspeed is taken in the wind of the worlds' last step."""
     tecs = nominal  # its TECS fields
     for w in worlds:
         for d in range(state.setpoint.shape[1]):
@@ -141,9 +142,7 @@ def hold_setpoints(state, nominal, mode, worlds, wind_mean):
                 setpoint[0], setpoint[1] = roll, pitch
                 setpoint[3] = state.thrust_command[w, d]
             elif mode == HEADING_AUTOPILOT or mode == BANK_AUTOPILOT:
-                ax, ay, az = (vel[0] - wind_mean[w, 0], vel[1] - wind_mean[w, 1],
-                              vel[2] - wind_mean[w, 2])
-                airspeed = math.sqrt(ax * ax + ay * ay + az * az)
+                airspeed = airspeed_of(state, config, w, d)
                 setpoint[1] = min(max(airspeed, tecs.min_airspeed), tecs.max_airspeed)
                 if mode == HEADING_AUTOPILOT:
                     rotation = quat_to_matrix(q[0], q[1], q[2], q[3])

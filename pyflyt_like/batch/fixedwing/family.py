@@ -97,7 +97,7 @@ class FixedwingFamily:
         state.rate_fresh[worlds] = True
         state.tecs[worlds] = 0.0
         indices = np.arange(state.pos.shape[0])[worlds]
-        hold_setpoints(state, self.nominal, mode, indices, plant.wind_mean)
+        hold_setpoints(state, self.nominal, self.config, mode, indices)
 
     def check_setpoints(self, mode: int, setpoints: np.ndarray) -> None:
         """Nothing beyond finiteness: commands are clipped to their ranges, as PyBullet's."""

@@ -48,7 +48,7 @@ def aerodynamics(state, plant, nominal, config, mode, w, noise, step_index):
         q = state.quat[w, d]
         wrench = state.wrench[w, d]
         wrench[0], wrench[1], wrench[2], wrench[3], wrench[4], wrench[5] = aircraft_wrench(
-            state, plant, nominal, w, d, quat_to_matrix(q[0], q[1], q[2], q[3]))
+            state, plant, nominal, config, w, d, quat_to_matrix(q[0], q[1], q[2], q[3]))
 
 
 @njit(**_STAGE)

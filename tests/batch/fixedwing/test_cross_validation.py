@@ -44,15 +44,18 @@ def command(mode: int, second: int) -> np.ndarray:
     return np.array((rng.uniform(-0.5, 0.5), rng.uniform(13, 18), 0.0, rng.uniform(-1, 1)))
 
 
-def fly_both(model: str, mode: int) -> dict[str, np.ndarray]:
+def fly_both(model: str, mode: int, shear: dict | None = None) -> dict[str, np.ndarray]:
     """Per control step: (states (n, 2, 4, 3), airspeeds (n, 2), aux states (n, 2, 6)) of
-    PyBullet (index 0) and the batched engine (index 1)."""
+    PyBullet (index 0) and the batched engine (index 1), in the constant WIND or in a
+    ``shear`` wind (its options)."""
+    wind = dict(wind=WIND) if shear is None else dict(shear=shear)
     sim = BatchedAviary(n_worlds=1, n_drones=1, drone_model=model, mode=mode, physics_hz=HZ,
-                        start_pos=START, wind=WIND)
+                        start_pos=START, **wind)
+    field = (dict(wind_type="constant", wind_options=dict(velocity=WIND)) if shear is None
+             else dict(wind_type="shear", wind_options=shear))
     states, airspeeds, aux = [], [], []
     with Aviary(START, np.zeros((1, 3)), drone_type="fixedwing", physics_hz=HZ,
-                drone_options=dict(drone_model=model), wind_type="constant",
-                wind_options=dict(velocity=WIND)) as aviary:
+                drone_options=dict(drone_model=model), **field) as aviary:
         aviary.set_mode(mode)
         per_step = aviary.updates_per_step  # physics steps per Aviary.step
         drone = aviary.drones[0]
@@ -69,10 +72,7 @@ def fly_both(model: str, mode: int) -> dict[str, np.ndarray]:
             "aux": np.array(aux)}
 
 
-@pytest.mark.parametrize("mode", [-1, 0, 1, 2, 3])
-@pytest.mark.parametrize("model", ["acrowing", "fixedwing"])
-def test_batched_fixedwing_flies_as_the_pybullet_fixedwing(model, mode):
-    flown = fly_both(model, mode)
+def assert_agree(flown: dict[str, np.ndarray]) -> None:
     states = flown["states"]
     pybullet_path = states[:, 0, 3]
     assert np.abs(pybullet_path - pybullet_path[0]).max() > 50.0  # 10 s of real flight
@@ -85,3 +85,19 @@ def test_batched_fixedwing_flies_as_the_pybullet_fixedwing(model, mode):
     assert attitude < TOLERANCE, f"attitude differs by {attitude:.3g} rad"
     assert airspeed < TOLERANCE, f"airspeed differs by {airspeed:.3g} m/s"
     assert aux < TOLERANCE, f"deflections or throttle differ by {aux:.3g}"
+
+
+@pytest.mark.parametrize("mode", [-1, 0, 1, 2, 3])
+@pytest.mark.parametrize("model", ["acrowing", "fixedwing"])
+def test_batched_fixedwing_flies_as_the_pybullet_fixedwing(model, mode):
+    assert_agree(fly_both(model, mode))
+
+
+@pytest.mark.parametrize("shear", [
+    dict(reference_velocity=(4.0, -3.0, 0.0), law="power", exponent=0.2),
+    dict(reference_velocity=(-2.0, 5.0, 0.0), law="log", roughness_length=0.03,
+         reference_height=20.0),
+])
+def test_in_a_shear_wind_too(shear):
+    """Mode 2 changes altitude by up to 5 m every second: the wind changes with it."""
+    assert_agree(fly_both("acrowing", 2, shear))

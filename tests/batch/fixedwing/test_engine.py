@@ -131,6 +131,17 @@ def test_without_randomize_the_plant_is_the_nominal_aircraft():
     (dict(starting_velocity=(400.0, 0.0, 0.0)), ValueError,
      "starting_velocity must be at most 340 m/s fast"),
     (dict(starting_velocity=(1.0, 2.0)), ValueError, "starting_velocity must have shape"),
+    (dict(shear=dict(velocity=(1.0, 0.0, 0.0))), ValueError,
+     r"shear has unknown options \['velocity'\]"),
+    (dict(shear=dict(law="log")), ValueError, "shear needs reference_velocity"),
+    (dict(shear=dict(reference_velocity=(1.0, 0.0, 0.5))), ValueError, "must be horizontal"),
+    (dict(shear=dict(reference_velocity=(150.0, 0.0, 0.0))), ValueError,
+     "shear reference_velocity must be at most 100 m/s fast, got 150 m/s"),
+    (dict(shear=dict(reference_velocity=(1.0, 0.0, 0.0), exponent=3.0)), ValueError,
+     r"shear exponent must be in \(0, 1\], got 3.0"),
+    (dict(shear=dict(reference_velocity=(1.0, 0.0, 0.0), law="log")), ValueError,
+     "roughness_length .* is required with law='log'"),
+    (dict(shear=[1.0, 0.0, 0.0]), TypeError, "shear must be None or a dict"),
     (dict(drone_model="quadplane"), ValueError, "flies on the PyBullet Aviary only"),
     (dict(drone_model="rocket"), ValueError, "flies on the PyBullet Aviary only"),
     (dict(drone_model="glider"), FileNotFoundError, r"fixed-wings: \['acrowing', 'fixedwing'\]"),
@@ -138,6 +149,15 @@ def test_without_randomize_the_plant_is_the_nominal_aircraft():
 def test_bad_options_are_clear_errors(options, error, match):
     with pytest.raises(error, match=match):
         make(**options)
+
+
+def test_airspeed_includes_the_shear_at_each_height():
+    shear = dict(reference_velocity=(3.0, 4.0, 0.0), reference_height=10.0, law="power",
+                 exponent=0.25)
+    sim = make(n_drones=2, start_pos=[[0.0, 0.0, 10.0], [0.0, 5.0, 160.0]], shear=shear,
+               starting_velocity=(0.0, 0.0, 0.0))
+    # at rest: the airspeed is the wind's speed, 5 m/s at 10 m and 5 (160/10)^0.25 = 10 m/s
+    np.testing.assert_allclose(sim.airspeed[0], [5.0, 10.0], rtol=1e-12)
 
 
 def test_multirotor_only_members_say_so():
