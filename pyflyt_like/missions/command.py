@@ -23,6 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--video", metavar="FILE.mp4", default=None,
                         help="record a chase-camera video headless (needs the video extra)")
+    parser.add_argument("--acmi", metavar="FILE.acmi", default=None,
+                        help="write a Tacview replay (text ACMI 2.2) of every vehicle")
 
 
 def load(path: str | None) -> Mission:
@@ -51,7 +53,7 @@ def run(args: argparse.Namespace, usage_error: type[Exception],
     """Fly the mission; exit 0 when completed, 1 when a vehicle failed or crashed.
 
     Everything that can be checked is checked before flying and raised as ``usage_error``
-    (exit 2): the arguments, the mission, the output folder and the video path. If writing
+    (exit 2): the arguments, the mission, the output folder, the video and ACMI paths. If writing
     the report fails after the flight, the outcome and the table are printed first, then
     ``command_error`` (exit 1) is raised. Reports go to ``out`` and the progress bar to
     ``err`` (when it is a terminal).
@@ -70,7 +72,8 @@ def run(args: argparse.Namespace, usage_error: type[Exception],
         raise usage_error(str(error)) from None
     output = Path(args.output) if args.output else Path("output") / mission.name
     try:
-        check_destinations(output, args.video, video_name="--video")
+        check_destinations(output, args.video, video_name="--video", acmi=args.acmi,
+                           acmi_name="--acmi")
     except (OSError, ValueError, ImportError) as error:
         raise usage_error(str(error)) from None
     progress = None if args.no_progress else _progress_bar(err)
@@ -89,7 +92,7 @@ def run(args: argparse.Namespace, usage_error: type[Exception],
     print(format_summary_table(result.summary()), file=out)
     out.flush()
     try:
-        written = flight.write_report(output, args.video)
+        written = flight.write_report(output, args.video, args.acmi)
     except OSError as error:
         raise command_error(f"cannot write the report: {error}") from None
     print(f"wrote {len(written)} files to {output}", file=out)

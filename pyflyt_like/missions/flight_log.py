@@ -51,6 +51,13 @@ class FlightLog:
         return ("time", *STATE_COLUMNS, "x_ref", "y_ref", "z_ref", *self.setpoint_names,
                 *self.actuator_names, "error")
 
+    def poses(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(m,) times [s], (m, 3) positions x, y, z [m] and (m, 3) Euler angles roll, pitch,
+        yaw [rad] of the recorded rows."""
+        states = np.array(self.states).reshape(len(self.times), 12)
+        x, roll = STATE_COLUMNS.index("x"), STATE_COLUMNS.index("roll")
+        return np.array(self.times), states[:, x:x + 3], states[:, roll:roll + 3]
+
     def table(self) -> np.ndarray:
         """(rows, columns) array in :attr:`columns` order."""
         if not self.times:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -10,13 +11,15 @@ from typing import Any
 
 import numpy as np
 
+from pyflyt_like.common.acmi import AcmiWriter, check_acmi_path
+from pyflyt_like.common.atomic_files import FileWriteError
 from pyflyt_like.common.validation import NumericalError
 
 from ..core import Aviary
 from . import report
 from .flight_log import FlightLog
 from .mission import Mission, MissionError
-from .output_files import check_output_folder
+from .output_files import ReportError, check_output_folder
 from .pilots import GuidancePilot, TrajectoryPilot
 from .rocket_pilot import RocketPilot
 from .video import VideoRecorder, check_video_path
@@ -24,6 +27,11 @@ from .vtol_pilot import QuadplanePilot
 
 DEFAULT_MODELS = {"quadx": None, "multirotor": "crazyflie21", "fixedwing": None,
                   "quadplane": None, "rocket": None}
+# Tacview's object types (tags) by vehicle type: the quadplane cruises on its wing.
+ACMI_TYPES = {"quadx": "Air+Rotorcraft", "multirotor": "Air+Rotorcraft",
+              "fixedwing": "Air+FixedWing", "quadplane": "Air+FixedWing",
+              "rocket": "Weapon+Rocket"}
+ACMI_COLORS = ("Blue", "Red", "Green", "Orange", "Violet", "Cyan", "Yellow")  # in turn
 
 
 @dataclass
@@ -101,21 +109,28 @@ def build_aviary(mission: Mission, gui: bool = False, seed: int = 0) -> Aviary:
 
 
 def check_destinations(output_dir: str | Path | None = None,
-                       video: str | Path | None = None, video_name: str = "video") -> None:
-    """Check, before flying, that the report and the video can be written where asked.
+                       video: str | Path | None = None, video_name: str = "video",
+                       acmi: str | Path | None = None, acmi_name: str = "acmi") -> None:
+    """Check, before flying, that the report, the video and the ACMI replay can be written
+    where asked.
 
-    Creates nothing. ``video_name`` is how the video path is called in messages.
+    Creates nothing. ``video_name`` and ``acmi_name`` are how the paths are called in
+    messages.
 
     Raises:
         ReportError: the output folder is a file, not writable or cannot be created; the
             video's folder is missing or not writable (an ``OSError``).
-        ValueError: the video path does not end in ``.mp4`` or is a folder.
+        FileWriteError: the ACMI file's folder is missing or not writable (an ``OSError``).
+        ValueError: the video path does not end in ``.mp4``, the ACMI path not in
+            ``.acmi``, or either is a folder.
         ImportError: a video is asked for without the video extra installed.
     """
     if output_dir is not None:
         check_output_folder(output_dir)
     if video is not None:
         check_video_path(video, video_name)
+    if acmi is not None:
+        check_acmi_path(acmi, acmi_name)
 
 
 @dataclass
@@ -125,10 +140,13 @@ class Flight:
     mission: Mission
     result: MissionResult
     recorder: Any = None  # VideoRecorder with the frames, when a video was recorded
+    crash_times: list[float | None] = field(default_factory=list)  # [s], per vehicle
 
     def write_report(self, output_dir: str | Path | None = None,
-                     video: str | Path | None = None) -> list[Path]:
-        """Write the report files into ``output_dir`` and the video to ``video`` (if given).
+                     video: str | Path | None = None,
+                     acmi: str | Path | None = None) -> list[Path]:
+        """Write the report files into ``output_dir``, the video to ``video`` and the
+        Tacview replay to ``acmi`` (each if given; see :func:`write_acmi`).
 
         The written paths are also appended to ``result.files``.
 
@@ -145,12 +163,64 @@ class Flight:
         if video is not None and self.recorder is not None:
             written.append(self.recorder.write(video))
             self.result.files.append(written[-1])
+        if acmi is not None:
+            written.append(write_acmi(acmi, self.mission, self.result, self.crash_times))
+            self.result.files.append(written[-1])
         return written
+
+
+def write_acmi(path: str | Path, mission: Mission, result: MissionResult,
+               crash_times: list[float | None] | None = None) -> Path:
+    """Write a flown mission as a Tacview replay (text ACMI 2.2, see docs/tacview.md).
+
+    Every vehicle is an object (``Name`` its name, ``Type`` by its type as
+    :data:`ACMI_TYPES`, colours in turn) with a frame per row of its log (the control
+    rate), about the default reference point of :mod:`pyflyt_like.common.acmi`. A vehicle
+    that reached its last waypoint gets an ``Event=Bookmark`` then; one that crashed an
+    ``Event=Destroyed`` at ``crash_times[i]`` [s] and is removed.
+
+    Raises:
+        ReportError: the file cannot be written (nothing half-written is left).
+    """
+    crash_times = list(crash_times or [None] * len(result.logs))
+    events = []  # (time, kind, vehicle index, text), written once their time has come
+    for i, (spec, vehicle) in enumerate(zip(mission.vehicles, result.vehicles)):
+        if vehicle.completion_time is not None:
+            events.append((vehicle.completion_time, "Bookmark", i,
+                           f"{spec.name} reached its last waypoint"))
+        if crash_times[i] is not None:
+            events.append((crash_times[i], "Destroyed", i, f"{spec.name} crashed"))
+    events.sort(key=lambda event: event[0])
+    tracks = [log.poses() for log in result.logs]
+    rows = sorted((time, i, k) for i, (times, _, _) in enumerate(tracks)
+                  for k, time in enumerate(times.tolist())
+                  if crash_times[i] is None or time <= crash_times[i])
+    try:
+        with AcmiWriter(path, title=f"mission {mission.name}") as writer:
+            for i, spec in enumerate(mission.vehicles):
+                writer.add_object(i + 1, spec.name, ACMI_TYPES[spec.type],
+                                  color=ACMI_COLORS[i % len(ACMI_COLORS)])
+            for time, group in itertools.groupby(rows, key=lambda row: row[0]):
+                frame = [(i, k) for _, i, k in group]
+                writer.frame(time, [i + 1 for i, _ in frame],
+                             [tracks[i][1][k] for i, k in frame],
+                             [tracks[i][2][k] for i, k in frame])
+                while events and events[0][0] <= time:
+                    _, kind, i, text = events.pop(0)
+                    writer.event(time, kind, [i + 1], text)
+                    if kind == "Destroyed":
+                        writer.remove(time, i + 1)
+    except FileWriteError as error:
+        failure = ReportError(str(error))  # the same message: "cannot write <path>: <reason>"
+        failure.reason = error.reason
+        raise failure from None
+    return Path(path)
 
 
 def run_mission(mission: Mission, output_dir: str | Path | None = None, gui: bool = False,
                 seed: int = 0, progress: Callable[[float, float], None] | None = None,
-                video: str | Path | None = None) -> MissionResult:
+                video: str | Path | None = None,
+                acmi: str | Path | None = None) -> MissionResult:
     """Fly ``mission`` headless (or with ``gui``); write reports to ``output_dir`` if given.
 
     Where the report and the video go is checked before flying (:func:`check_destinations`).
@@ -162,6 +232,8 @@ def run_mission(mission: Mission, output_dir: str | Path | None = None, gui: boo
         seed: random seed of the aviary.
         progress: called as ``progress(elapsed_s, limit_s)`` after every step.
         video: write a chase-camera MP4 of the first vehicle here (needs the video extra).
+        acmi: write a Tacview replay of every vehicle here (``.acmi``, see
+            :func:`write_acmi`).
 
     Raises:
         MissionError: the mission cannot be flown as given (e.g. its duration limit is
@@ -169,10 +241,10 @@ def run_mission(mission: Mission, output_dir: str | Path | None = None, gui: boo
         ReportError, ValueError, ImportError: see :func:`check_destinations`; ReportError
             also when writing fails after the flight.
     """
-    check_destinations(output_dir, video)
+    check_destinations(output_dir, video, acmi=acmi)
     flight = fly_mission(mission, gui=gui, seed=seed, progress=progress,
                          record_video=video is not None)
-    flight.write_report(output_dir, video)
+    flight.write_report(output_dir, video, acmi)
     return flight.result
 
 
@@ -197,6 +269,7 @@ def fly_mission(mission: Mission, gui: bool = False, seed: int = 0,
                                f"is shorter than the {math.ceil(needed * 100) / 100:.2f} s the "
                                "waypoints need at the requested speeds")
         crashed = [False] * len(pilots)
+        crash_times: list[float | None] = [None] * len(pilots)
         collisions = [0] * len(pilots)
         touching = [False] * len(pilots)
         # A vehicle starting on the ground may touch it until it first lifts off; after
@@ -216,6 +289,7 @@ def fly_mission(mission: Mission, gui: bool = False, seed: int = 0,
                 aviary.step()
             except NumericalError:
                 crashed = [True] * len(pilots)
+                crash_times = [time if t is None else t for t in crash_times]
                 break
             time = aviary.elapsed_time
             for i, pilot in enumerate(pilots):
@@ -225,6 +299,8 @@ def fly_mission(mission: Mission, gui: bool = False, seed: int = 0,
                 if contact and not touching[i] and airborne[i] and not pilot.touchdown_allowed:
                     collisions[i] += 1
                     crashed[i] = True
+                    if crash_times[i] is None:  # the first contact, not a bounce
+                        crash_times[i] = time
                 airborne[i] = airborne[i] or not contact
                 touching[i] = contact
             if recorder is not None:
@@ -242,4 +318,4 @@ def fly_mission(mission: Mission, gui: bool = False, seed: int = 0,
                 collisions=hits, crashed=crash))
         completed = all(r.completion_time is not None and not r.crashed for r in results)
         result = MissionResult(mission.name, completed, time, results, [p.log for p in pilots])
-    return Flight(mission, result, recorder)
+    return Flight(mission, result, recorder, crash_times)

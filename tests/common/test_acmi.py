@@ -1,0 +1,369 @@
+"""Tacview ACMI 2.2: write, read back, the geographic map, attitude conventions, errors."""
+
+from __future__ import annotations
+
+import math
+import zipfile
+
+import numpy as np
+import pybullet
+import pytest
+
+from pyflyt_like.common.acmi import (
+    DEFAULT_REFERENCE_LATITUDE,
+    DEFAULT_REFERENCE_LONGITUDE,
+    WGS84_FLATTENING,
+    WGS84_SEMI_MAJOR_AXIS,
+    AcmiEvent,
+    AcmiWriter,
+    enu_to_geodetic,
+    euler_to_tacview,
+    geodetic_to_enu,
+    read_acmi,
+    tacview_to_euler,
+)
+from pyflyt_like.common.atomic_files import FileWriteError
+
+
+def wrapped_degrees(error: np.ndarray) -> np.ndarray:
+    """|angle difference| [deg] of radians, wrapped into [0, 180]."""
+    return np.degrees(np.abs((error + math.pi) % (2 * math.pi) - math.pi))
+
+
+def random_flight(rng, steps: int, n: int, half_width: float):
+    """(steps, n, 3) positions [m] within +-half_width (altitudes 0..3 km) and Euler angles
+    [rad] (pitch within +-85 deg: away from the gimbal lock, where roll and yaw blur)."""
+    positions = rng.uniform(-half_width, half_width, (steps, n, 3))
+    positions[..., 2] = rng.uniform(0.0, 3000.0, (steps, n))
+    euler = rng.uniform(-math.pi, math.pi, (steps, n, 3))
+    euler[..., 1] = rng.uniform(-math.radians(85), math.radians(85), (steps, n))
+    return positions, euler
+
+
+@pytest.mark.parametrize("reference", [(DEFAULT_REFERENCE_LATITUDE, DEFAULT_REFERENCE_LONGITUDE,
+                                        0.0), (60.2, 24.9, 35.0), (-45.0, 170.0, -12.5)])
+def test_positions_and_attitudes_round_trip(tmp_path, reference):
+    latitude, longitude, altitude = reference
+    rng = np.random.default_rng(0)
+    positions, euler = random_flight(rng, steps=40, n=3, half_width=10_000.0)
+    times = np.arange(40) / 120.0
+    path = tmp_path / "flight.acmi"
+    with AcmiWriter(path, reference_latitude=latitude, reference_longitude=longitude,
+                    reference_altitude=altitude) as writer:
+        for object_id, color in zip((1, 2, 0xABC), ("Red", "Blue", "Green")):
+            writer.add_object(object_id, f"plane {object_id}", color=color)
+        for time, p, e in zip(times, positions, euler):
+            writer.frame(time, [1, 2, 0xABC], p, e)
+    recording = read_acmi(path)
+    assert recording.reference_latitude == latitude
+    assert recording.reference_longitude == longitude
+    np.testing.assert_allclose([time for time, _ in recording.frames], times, atol=1e-6)
+    for k, object_id in enumerate((1, 2, 0xABC)):
+        track_times, track_positions, track_euler = recording.enu_track(object_id, altitude)
+        np.testing.assert_allclose(track_times, times, atol=1e-6)
+        assert np.abs(track_positions - positions[:, k]).max() < 0.01  # 1 cm
+        assert wrapped_degrees(track_euler - euler[:, k]).max() <= 0.0051  # 0.01 deg
+
+
+def test_the_file_text_header_objects_and_omitted_components(tmp_path):
+    path = tmp_path / "two.acmi"
+    writer = AcmiWriter(path, reference_latitude=45.5, reference_longitude=-73.25,
+                        title="Test, one", properties={"Category": "unit test"})
+    writer.add_object(1, "team 0 / uav 0", color="Red", coalition="team 0",
+                      properties={"Pilot": "uav_0"})
+    writer.add_object(0x1F, "quad", type="Air+Rotorcraft", color="Blue")
+    level = np.zeros((2, 3))
+    writer.frame(0.0, [1, 0x1F], [[0.0, 0.0, 10.0], [5.0, 0.0, 2.0]], level)
+    writer.frame(0.5, [1, 0x1F], [[10.0, 0.0, 10.0], [5.0, 0.0, 2.0]], level)  # 0x1F still
+    writer.event(0.5, "Message", [1, 0x1F], "first, then\nsecond")
+    writer.event(0.75, "Bookmark", (), "ABC")  # hexadecimal-looking text is still text
+    writer.set_properties(0.75, 0x1F, {"Health": 0.25})
+    writer.event(1.0, "Destroyed", [0x1F])
+    writer.remove(1.0, 0x1F)
+    assert not path.exists()  # nothing before close
+    assert writer.close() == path and writer.close() == path  # once
+
+    raw = path.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbfFileType=text/acmi/tacview\nFileVersion=2.2\n")
+    assert b"\r" not in raw
+    lines = raw.decode("utf-8-sig").splitlines()
+    assert lines[2:9] == ["0,ReferenceTime=2026-01-01T00:00:00Z", "0,ReferenceLongitude=-73.25",
+                          "0,ReferenceLatitude=45.5", "0,Title=Test\\, one",
+                          "0,Author=pyflyt_like", "0,DataRecorder=pyflyt_like",
+                          "0,Category=unit test"]
+    assert lines[9:] == [
+        "#0",
+        "1,T=0|0|10|0|0|90,Name=team 0 / uav 0,Type=Air+FixedWing,Color=Red,"
+        "Coalition=team 0,Pilot=uav_0",
+        "1F,T=0.00006397|0|2|0|0|90,Name=quad,Type=Air+Rotorcraft,Color=Blue",
+        "#0.5",
+        # 10 m east at 45.5 deg: 1.2795e-4 deg of longitude, the only component that changed;
+        # 0x1F did not move: no line
+        "1,T=0.00012795|||||",
+        "0,Event=Message|1|1F|first\\, then\\", "second",
+        "#0.75", "0,Event=Bookmark|ABC", "1F,Health=0.25",
+        "#1", "0,Event=Destroyed|1F|", "-1F"]
+
+    recording = read_acmi(path)
+    assert recording.header == {"FileType": "text/acmi/tacview", "FileVersion": "2.2"}
+    assert recording.global_properties["Title"] == "Test, one"
+    assert recording.objects == {
+        1: {"Name": "team 0 / uav 0", "Type": "Air+FixedWing", "Color": "Red",
+            "Coalition": "team 0", "Pilot": "uav_0"},
+        0x1F: {"Name": "quad", "Type": "Air+Rotorcraft", "Color": "Blue", "Health": "0.25"}}
+    assert [time for time, _ in recording.frames] == [0.0, 0.5]
+    assert set(recording.frames[1][1]) == {1}
+    assert recording.frames[1][1][1][1:] == recording.frames[0][1][1][1:]  # kept values
+    assert recording.events == [AcmiEvent(0.5, "Message", (1, 0x1F), "first, then\nsecond"),
+                                AcmiEvent(0.75, "Bookmark", (), "ABC"),
+                                AcmiEvent(1.0, "Destroyed", (0x1F,), "")]
+    assert recording.removals == [(1.0, 0x1F)]
+    times, poses = recording.track(1)
+    np.testing.assert_allclose(times, [0.0, 0.5])
+    np.testing.assert_allclose(geodetic_to_enu(poses[:, :3], 45.5, -73.25),
+                               [[0, 0, 10], [10, 0, 10]], atol=1e-3)
+
+
+def test_reads_the_forms_of_the_specification_and_zipped_files(tmp_path):
+    # The examples of Tacview's ACMI 2.2 page: no reference point, an omitted latitude
+    # and altitude; then the other transform forms, a comment, a continued line, a Timeout.
+    text = ("FileType=text/acmi/tacview\nFileVersion=2.2\n"
+            "0,ReferenceTime=2011-06-02T05:00:00Z\n#47.13\n"
+            "3000102,T=41.6251307|41.5910417|2000.14,Name=C172\n"
+            "#49\n3000102,T=41.626||\n"
+            "// 3000102,T=1|2|3\n"
+            "5,T=1|2|3|-50|60\n6,T=1|2|3|10|-5|270|-50|60|268\n"
+            "0,Comments=two\\\nlines\n"
+            "0,Event=Timeout|SourceId:507|AmmoType:FOX2|Outcome:Kill\n")
+    path = tmp_path / "spec.txt.acmi"
+    path.write_text(text, encoding="utf-8")
+    for source in (path, _zipped(tmp_path, text)):
+        recording = read_acmi(source)
+        assert recording.global_properties == {"ReferenceTime": "2011-06-02T05:00:00Z",
+                                               "Comments": "two\nlines"}
+        assert recording.frames[0] == (47.13, {0x3000102: pytest.approx(
+            (41.6251307, 41.5910417, 2000.14, math.nan, math.nan, math.nan), nan_ok=True)})
+        poses = recording.frames[1][1]
+        assert poses[0x3000102][:3] == (41.626, 41.5910417, 2000.14)
+        assert poses[5][:3] == (1.0, 2.0, 3.0) and math.isnan(poses[5][3])
+        assert poses[6] == (1.0, 2.0, 3.0, 10.0, -5.0, 270.0)
+        assert recording.events == [AcmiEvent(49.0, "Timeout", (),
+                                              "SourceId:507|AmmoType:FOX2|Outcome:Kill")]
+
+
+def _zipped(folder, text: str):
+    path = folder / "spec.zip.acmi"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("spec.txt.acmi", text)
+    return path
+
+
+# ------------------------------------------------------------------ attitude conventions
+def _pybullet_axes(euler) -> tuple[np.ndarray, np.ndarray]:
+    """Ground (ENU) directions of the nose and the right wing for PyBullet Euler angles."""
+    matrix = np.reshape(pybullet.getMatrixFromQuaternion(
+        pybullet.getQuaternionFromEuler(list(euler))), (3, 3))
+    return matrix[:, 0], -matrix[:, 1]  # FLU: x forward, y left
+
+
+def _tacview_axes(roll: float, pitch: float, yaw: float) -> tuple[np.ndarray, np.ndarray]:
+    """ENU directions of the nose and the right wing for Tacview's aerospace angles [deg]:
+    the FRD body in NED, R = Rz(yaw) Ry(pitch) Rx(roll)."""
+    r, p, y = np.radians((roll, pitch, yaw))
+    nose_ned = np.array((math.cos(p) * math.cos(y), math.cos(p) * math.sin(y), -math.sin(p)))
+    right_ned = np.array((math.sin(r) * math.sin(p) * math.cos(y) - math.cos(r) * math.sin(y),
+                          math.sin(r) * math.sin(p) * math.sin(y) + math.cos(r) * math.cos(y),
+                          math.sin(r) * math.cos(p)))
+    to_enu = np.array(((0.0, 1.0, 0.0), (1.0, 0.0, 0.0), (0.0, 0.0, -1.0)))
+    return to_enu @ nose_ned, to_enu @ right_ned
+
+
+def _written_angles(tmp_path, euler) -> tuple[float, float, float]:
+    """Tacview roll, pitch, yaw [deg] as written to and read from a file."""
+    path = tmp_path / "attitude.acmi"
+    with AcmiWriter(path) as writer:
+        writer.add_object(1, "plane")
+        writer.frame(0.0, [1], np.zeros((1, 3)), [euler])
+    return read_acmi(path).frames[0][1][1][3:]
+
+
+@pytest.mark.parametrize("case, euler, expected", [
+    ("level, nose east", (0.0, 0.0, 0.0), (0.0, 0.0, 90.0)),
+    ("nose 20 deg up", (0.0, math.radians(-20), 0.0), (0.0, 20.0, 90.0)),
+    ("right wing 30 deg down", (math.radians(30), 0.0, 0.0), (30.0, 0.0, 90.0)),
+    ("nose north", (0.0, 0.0, math.pi / 2), (0.0, 0.0, 0.0)),
+    ("nose west", (0.0, 0.0, math.pi), (0.0, 0.0, 270.0)),
+    ("nose south-east", (0.0, 0.0, -math.pi / 4), (0.0, 0.0, 135.0)),
+])
+def test_attitude_signs_match_pybullet(tmp_path, case, euler, expected):
+    nose, right = _pybullet_axes(euler)
+    # What the case says, seen in PyBullet's own matrices (ENU: z up, y north).
+    if "up" in case:
+        assert nose[2] > 0.3
+    if "right wing" in case:
+        assert right[2] < -0.45
+    angles = _written_angles(tmp_path, euler)
+    np.testing.assert_allclose(angles, expected, atol=1e-9)
+    tacview_nose, tacview_right = _tacview_axes(*angles)
+    np.testing.assert_allclose(tacview_nose, nose, atol=1e-4)
+    np.testing.assert_allclose(tacview_right, right, atol=1e-4)
+
+
+def test_random_attitudes_point_the_same_way_in_tacview(tmp_path):
+    rng = np.random.default_rng(1)
+    for euler in rng.uniform((-math.pi, -1.5, -math.pi), (math.pi, 1.5, math.pi), (50, 3)):
+        nose, right = _pybullet_axes(euler)
+        tacview_nose, tacview_right = _tacview_axes(*euler_to_tacview([euler])[0])
+        np.testing.assert_allclose(tacview_nose, nose, atol=1e-12)
+        np.testing.assert_allclose(tacview_right, right, atol=1e-12)
+        np.testing.assert_allclose(tacview_to_euler(euler_to_tacview([euler]))[0], euler,
+                                   atol=1e-12)
+
+
+# ------------------------------------------------------------------ the geographic map
+def _ecef(geodetic: np.ndarray) -> np.ndarray:
+    """Earth-centred positions [m] of (n, 3) longitude, latitude [deg], altitude [m]."""
+    e2 = WGS84_FLATTENING * (2.0 - WGS84_FLATTENING)
+    lon, lat = np.radians(geodetic[:, 0]), np.radians(geodetic[:, 1])
+    h = geodetic[:, 2]
+    n = WGS84_SEMI_MAJOR_AXIS / np.sqrt(1.0 - e2 * np.sin(lat) ** 2)
+    return np.column_stack(((n + h) * np.cos(lat) * np.cos(lon), (n + h) * np.cos(lat)
+                            * np.sin(lon), (n * (1.0 - e2) + h) * np.sin(lat)))
+
+
+@pytest.mark.parametrize("latitude", [DEFAULT_REFERENCE_LATITUDE, 45.0])
+def test_distances_on_the_earth_within_the_documented_error(latitude):
+    """Pairs of points in a 10 km square at sea level: the straight-line distance between
+    their places on the WGS-84 ellipsoid against the simulator's. The documented error is
+    |dx| |y| tan|lat0| / R (the east scale at northing y); chords differ from arcs by < 1 cm
+    over 14 km."""
+    rng = np.random.default_rng(2)
+    points = np.column_stack((rng.uniform(-5000.0, 5000.0, (300, 2)), np.zeros(300)))
+    earth = _ecef(enu_to_geodetic(points, latitude, DEFAULT_REFERENCE_LONGITUDE))
+    flat = np.linalg.norm(points[:, None] - points[None], axis=-1)
+    mapped = np.linalg.norm(earth[:, None] - earth[None], axis=-1)
+    dx = np.abs(points[:, None, 0] - points[None, :, 0])
+    north = np.maximum(np.abs(points[:, None, 1]), np.abs(points[None, :, 1]))
+    bound = dx * north * math.tan(math.radians(latitude)) / 6.371e6 + 0.04
+    assert np.all(np.abs(mapped - flat) <= bound)
+    if latitude == 0.0:
+        assert np.abs(mapped - flat).max() < 0.04  # the default: below 4 cm over 10 km
+
+
+# ------------------------------------------------------------------ errors
+@pytest.fixture
+def writer(tmp_path):
+    writer = AcmiWriter(tmp_path / "e.acmi")
+    writer.add_object(1, "a")
+    writer.add_object(2, "b")
+    writer.frame(1.0, [1, 2], np.zeros((2, 3)), np.zeros((2, 3)))
+    return writer
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda w: w.frame(2.0, [1, 2], np.zeros((3, 3)), np.zeros((2, 3))), ValueError,
+     r"positions must have shape \(2, 3\)"),
+    (lambda w: w.frame(2.0, [1], [[0.0, math.nan, 0.0]], np.zeros((1, 3))), ValueError,
+     "positions must be finite"),
+    (lambda w: w.frame(2.0, [1], np.zeros((1, 3)), [[0.0, 0.0, math.inf]]), ValueError,
+     "euler must be finite"),
+    (lambda w: w.frame(2.0, [1], np.zeros((1, 3)), "level"), TypeError, "euler must be"),
+    (lambda w: w.frame(2.0, [7], np.zeros((1, 3)), np.zeros((1, 3))), ValueError,
+     r"object_ids names 7, which was never added \(added: \[1, 2\]\)"),
+    (lambda w: w.frame(2.0, [1, 1], np.zeros((2, 3)), np.zeros((2, 3))), ValueError,
+     "must not repeat"),
+    (lambda w: w.frame(2.0, 1, np.zeros((1, 3)), np.zeros((1, 3))), TypeError,
+     "object_ids must be a sequence"),
+    (lambda w: w.frame(2.0, [1.0], np.zeros((1, 3)), np.zeros((1, 3))), TypeError,
+     r"object_ids\[0\] must be an int"),
+    (lambda w: w.frame(0.5, [1], np.zeros((1, 3)), np.zeros((1, 3))), ValueError,
+     "time_s must not go back"),
+    (lambda w: w.frame(math.nan, [1], np.zeros((1, 3)), np.zeros((1, 3))), ValueError,
+     "time_s must be a finite number"),
+    (lambda w: w.add_object(1, "again"), ValueError, "object_id 1 was already added"),
+    (lambda w: w.add_object(0, "global"), ValueError, r"object_id must be in \[1, 2\*\*64"),
+    (lambda w: w.add_object(3, "c", color="Pink"), ValueError, "color must be one of"),
+    (lambda w: w.add_object(3, 5), TypeError, "name must be a str"),
+    (lambda w: w.add_object(3, "c", properties={"T": "1|2|3"}), ValueError,
+     "properties must be ACMI property names"),
+    (lambda w: w.add_object(3, "c", properties={"Pilot": None}), TypeError,
+     r"properties\['Pilot'\] must be a str or a number"),
+    (lambda w: w.event(2.0, "Explosion", [1]), ValueError, "kind must be one of"),
+    (lambda w: w.event(2.0, "Message", [9]), ValueError, "never added"),
+    (lambda w: w.event(2.0, "Message", [1], "a|b"), ValueError, "text must not hold '|'"),
+    (lambda w: w.event(2.0, "Message", [1], "a\rb"), ValueError, "carriage return"),
+    (lambda w: w.set_properties(2.0, 1, {}), ValueError, "at least one property"),
+])
+def test_writer_errors_name_the_argument(writer, call, error, match):
+    with pytest.raises(error, match=match):
+        call(writer)
+
+
+def test_removed_objects_and_closed_writers_refuse_more(writer):
+    writer.remove(2.0, 2)
+    with pytest.raises(ValueError, match="names 2, which was removed at 2 s"):
+        writer.frame(3.0, [2], np.zeros((1, 3)), np.zeros((1, 3)))
+    writer.event(3.0, "Message", [2], "a removed object may still be named")
+    writer.close()
+    with pytest.raises(ValueError, match="is closed"):
+        writer.frame(4.0, [1], np.zeros((1, 3)), np.zeros((1, 3)))
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    ({"reference_latitude": 89.5}, ValueError, r"reference_latitude must be a number in "
+                                               r"\[-89, 89\] deg"),
+    ({"reference_latitude": "45"}, TypeError, "reference_latitude"),
+    ({"reference_longitude": 200.0}, ValueError, "reference_longitude"),
+    ({"reference_altitude": math.inf}, ValueError, "reference_altitude"),
+    ({"reference_time": "2026-01-01 00:00:00"}, ValueError, "reference_time must be a UTC"),
+    ({"reference_time": "2026-13-01T00:00:00Z"}, ValueError, "reference_time"),
+    ({"title": None}, TypeError, "title must be a str"),
+    ({"properties": {"Comments": [1]}}, TypeError, "Comments"),
+])
+def test_bad_writer_options(tmp_path, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        AcmiWriter(tmp_path / "x.acmi", **kwargs)
+
+
+def test_bad_paths(tmp_path):
+    with pytest.raises(ValueError, match=r"path must name an \.acmi file, got '.*x\.csv'"):
+        AcmiWriter(tmp_path / "x.csv")
+    (tmp_path / "dir.acmi").mkdir()
+    with pytest.raises(ValueError, match="is a folder"):
+        AcmiWriter(tmp_path / "dir.acmi")
+    with pytest.raises(FileWriteError, match="its folder .*missing does not exist"):
+        AcmiWriter(tmp_path / "missing" / "x.acmi")
+    with pytest.raises(TypeError, match="path must be a str or os.PathLike"):
+        AcmiWriter(3)
+
+
+def test_an_error_inside_the_block_still_writes_the_recording_so_far(tmp_path):
+    path = tmp_path / "partial.acmi"
+    with pytest.raises(RuntimeError, match="simulation failed"):
+        with AcmiWriter(path) as writer:
+            writer.add_object(1, "a")
+            writer.frame(0.0, [1], np.zeros((1, 3)), np.zeros((1, 3)))
+            raise RuntimeError("simulation failed")
+    assert len(read_acmi(path).frames) == 1
+    assert [p.name for p in tmp_path.iterdir()] == ["partial.acmi"]  # no temporary left
+
+
+@pytest.mark.parametrize("text, match", [
+    ("hello\n", "line 1: expected the header line FileType"),
+    ("FileType=text/acmi/other\nFileVersion=2.2\n", "FileType must be text/acmi/tacview"),
+    ("FileType=text/acmi/tacview\nFileVersion=1.1\n", "FileVersion must be 2.x"),
+    ("FileType=text/acmi/tacview\n", "no FileType/FileVersion header"),
+    ("FileType=text/acmi/tacview\nFileVersion=2.2\n#0\n1,T=|2|3\n",
+     "line 4: T of object 1 leaves component 1 empty before it was ever given"),
+    ("FileType=text/acmi/tacview\nFileVersion=2.2\n#0\n1,T=1|2\n", "3, 5, 6 or 9 components"),
+    ("FileType=text/acmi/tacview\nFileVersion=2.2\n#0\n1,T=1|x|3\n",
+     "T component 2 must be a number"),
+    ("FileType=text/acmi/tacview\nFileVersion=2.2\n#soon\n", "line 3: a time frame must be"),
+    ("FileType=text/acmi/tacview\nFileVersion=2.2\nZZ,Name=a\n", "must be hexadecimal"),
+    ("FileType=text/acmi/tacview\nFileVersion=2.2\n1,Name\n", "must be Name=Value"),
+])
+def test_reader_errors_name_the_file_and_line(tmp_path, text, match):
+    path = tmp_path / "bad.acmi"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError, match=match):
+        read_acmi(path)
