@@ -1,8 +1,9 @@
 """Record a 1v1 fixed-wing dogfight as a Tacview ACMI file, read it back, draw its tracks.
 
-The picture of docs/tacview.md. One episode of ``MAFixedwingDogfightEnv(team_size=1)`` is
-flown under :class:`~pyflyt_like.envs.multi_agent.acmi_recorder.DogfightRecorder`; the env
-has no scripted opponent of its own, so two small scripted pilots fly it in attitude hold
+The picture of docs/tacview.md. One episode (at most 30 s) of
+``MAFixedwingDogfightEnv(team_size=1, damage_per_hit=0.006)`` is flown under
+:class:`~pyflyt_like.envs.multi_agent.acmi_recorder.DogfightRecorder`; the env has no
+scripted opponent of its own, so two small scripted pilots fly it in attitude hold
 (mode 1): ``uav_1`` (blue) flies a steady gentle right turn holding its height, ``uav_0``
 (red) chases it by pure pursuit (bank towards the bearing of the target, nose at its
 elevation, throttle holding 12 m behind it). Everything drawn comes from the parsed
@@ -39,6 +40,7 @@ CHASE_GAIN = 3.0  # rad of bank per rad of bearing error
 CHASE_DISTANCE = 12.0  # m, the pursuer's throttle holds the target this far ahead
 LEAD_TIME = 0.3  # s, the pursuer aims where the target will be this much later
 MAX_BANK = 1.0  # rad
+DAMAGE_PER_HIT = 0.006  # 167 physics-step hits kill (the env's default 0.003: 334)
 
 
 def coordinated_yaw_rate(roll: float, speed: float) -> float:
@@ -76,8 +78,8 @@ def circle(env, index: int) -> np.ndarray:
 
 def record_episode(path: Path, seed: int) -> tuple[int, float]:
     """Fly and record one episode into ``path``; return (steps, seconds of wall time)."""
-    env = DogfightRecorder(MAFixedwingDogfightEnv(team_size=1, max_duration_seconds=30.0),
-                           path)
+    env = DogfightRecorder(MAFixedwingDogfightEnv(team_size=1, max_duration_seconds=30.0,
+                                                  damage_per_hit=DAMAGE_PER_HIT), path)
     try:
         env.reset(seed=seed)
         steps, start = 0, time.perf_counter()
@@ -117,12 +119,14 @@ def draw(recording: AcmiRecording, png: Path) -> dict[str, int]:
     hits = [where(e.object_ids[1], e.time) for e in recording.events if e.kind == "Message"]
     kills = [where(e.object_ids[0], e.time) for e in recording.events
              if e.kind == "Destroyed"]
-    for points, marker, label, size in ((hits, "x", "hit (target position)", 30),
-                                        (kills, "*", "shot down / crashed", 220)):
+    for points, marker, color, label, size in (
+            (hits, "x", "darkorange", "hit (target position)", 40),
+            (kills, "*", "k", "shot down / crashed", 220)):
         if points:
             x, y, z = np.array(points).T
-            axes_3d.scatter(x, y, z, color="k", marker=marker, s=size, label=label)
-            axes_top.scatter(x, y, color="k", marker=marker, s=size, label=label)
+            axes_3d.scatter(x, y, z, color=color, marker=marker, s=size, label=label,
+                            depthshade=False, zorder=3)
+            axes_top.scatter(x, y, color=color, marker=marker, s=size, label=label, zorder=3)
     axes_3d.set(xlabel="x east [m]", ylabel="y north [m]", zlabel="z up [m]",
                 title="3-D tracks (o: start)")
     axes_top.set(xlabel="x east [m]", ylabel="y north [m]", title="top-down",

@@ -160,6 +160,19 @@ def test_airspeed_includes_the_shear_at_each_height():
     np.testing.assert_allclose(sim.airspeed[0], [5.0, 10.0], rtol=1e-12)
 
 
+def test_turbulence_moves_fixedwings_and_is_seeded():
+    options = dict(n_worlds=4, mode=2, seed=11, wind=(3.0, 0.0, 0.0),
+                   turbulence=dict(wind_speed_20ft=6.0, airspeed=15.0, altitude=80.0))
+    one, two, calm = make(**options), make(**options), make(n_worlds=4, mode=2, seed=11,
+                                                            wind=(3.0, 0.0, 0.0))
+    for sim in (one, two, calm):
+        sim.step(240 * 5)
+    assert np.array_equal(one.pos, two.pos)  # the same seed, the same gusts
+    assert np.abs(one.pos - calm.pos).max() > 0.5  # the gusts move the aircraft
+    assert np.abs(one.pos[0] - one.pos[1]).max() > 0.1  # each world its own turbulence
+    assert np.isfinite(one.pos).all() and (one.pos[..., 2] > 60.0).all()  # still flying
+
+
 def test_multirotor_only_members_say_so():
     sim = make()
     for name in ("hover_speed", "rotor_speed"):
