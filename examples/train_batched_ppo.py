@@ -226,6 +226,21 @@ def write_json(data, path: Path) -> None:
     os.replace(tmp.name, path)
 
 
+def export_beside(policy, policy_path: Path) -> None:
+    """Write the policy as a C header (always) and as ONNX (with the ``export`` extra) next
+    to its checkpoint (docs/export.md)."""
+    from pyflyt_like.training import export_policy
+
+    header = export_policy(policy, policy_path.with_suffix(".h"))
+    print(f"exported {header}")
+    try:
+        model = export_policy(policy, policy_path.with_suffix(".onnx"))
+    except ImportError as error:  # the export extra is optional here
+        print(f"not exported to ONNX: {error}")
+    else:
+        print(f"exported {model}")
+
+
 def main() -> None:
     parser = make_parser()
     args = parser.parse_args()
@@ -300,6 +315,7 @@ def main() -> None:
     trained_s, steps = history[-1]["wall_time_s"], history[-1]["env_steps"]
     policy_path = args.out / f"{stem}.pt"
     policy.save(policy_path)
+    export_beside(policy, policy_path)
     write_json(history, args.out / f"{stem}_history.json")
     save_curve(history, f"PPO on {args.task}, {args.num_envs} batched envs",
                args.out / f"{stem}_curve.png")

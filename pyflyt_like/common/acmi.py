@@ -127,7 +127,10 @@ def geodetic_to_enu(coordinates: object, reference_latitude: float,
 def euler_to_tacview(euler: object) -> np.ndarray:
     """(n, 3) Tacview roll, pitch, yaw [deg] of (n, 3) PyBullet Euler angles [rad] of the FLU
     body: ``(roll, -pitch, 90 - yaw)``, yaw (the heading) in [0, 360)."""
-    euler = as_float_array("euler", euler, (None, 3))
+    return _tacview_angles(as_float_array("euler", euler, (None, 3)))
+
+
+def _tacview_angles(euler: np.ndarray) -> np.ndarray:
     degrees = np.degrees(euler)
     return np.column_stack((degrees[:, 0], -degrees[:, 1], np.mod(90.0 - degrees[:, 2], 360.0)))
 
@@ -318,7 +321,7 @@ class AcmiWriter:
         self._check_open()
         ids = self._check_ids(object_ids)
         positions = as_float_array("positions", positions, (len(ids), 3))
-        angles = euler_to_tacview(as_float_array("euler", euler, (len(ids), 3)))
+        angles = _tacview_angles(as_float_array("euler", euler, (len(ids), 3)))
         self._advance(time_s)
         per_east, per_north = self._per_east, self._per_north
         altitude = self.reference_altitude

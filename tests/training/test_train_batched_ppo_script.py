@@ -135,8 +135,14 @@ def test_a_short_run_trains_evaluates_and_writes_its_files(tmp_path):
                   "--out", str(tmp_path), timeout=600)
     assert result.returncode == 0, result.stderr
     assert "batched engine: return" in result.stdout and "PyBullet twin" in result.stdout
-    names = {"Multirotor-Hover.pt", "Multirotor-Hover_history.json",
+    names = {"Multirotor-Hover.pt", "Multirotor-Hover.h", "Multirotor-Hover_history.json",
              "Multirotor-Hover_curve.png", "Multirotor-Hover_evaluation.json"}
-    assert names <= {p.name for p in tmp_path.iterdir()}
+    written = {p.name for p in tmp_path.iterdir()}
+    assert names <= written
+    # the ONNX file with the export extra, a one-line note without it
+    import importlib.util
+    has_onnx = importlib.util.find_spec("onnx") is not None
+    assert ("Multirotor-Hover.onnx" in written) == has_onnx
+    assert ("not exported to ONNX" in result.stdout) == (not has_onnx)
     history = json.loads((tmp_path / "Multirotor-Hover_history.json").read_text())
     assert history[0]["env_steps"] == 8 * 32

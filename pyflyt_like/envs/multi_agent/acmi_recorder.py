@@ -159,11 +159,16 @@ class DogfightRecorder(BaseParallelWrapper):
         self._original_hook()
         if self._writer is None:
             return
+        can_hit = self._enemies & in_play[:, None] & in_play[None, :]
+        positions = dogfight.gather_positions()
+        gaps = positions[None, :, :] - positions[:, None, :]
+        if not np.any(can_hit & (np.einsum("ijk,ijk->ij", gaps, gaps)
+                                 < dogfight.lethal_distance ** 2)):
+            return  # nobody in gun range: most steps end here, cheaply
         forwards = np.array([drone.rotation_matrix[:, 0] for drone in dogfight.drones])
-        distance_sq, ahead = ranges_and_ahead(dogfight.gather_positions(), forwards)
+        distance_sq, ahead = ranges_and_ahead(positions, forwards)
         hits = hit_matrix(distance_sq, ahead, dogfight.lethal_distance,
-                          dogfight.lethal_angle_radians,
-                          self._enemies & in_play[:, None] & in_play[None, :])
+                          dogfight.lethal_angle_radians, can_hit)
         if hits.any():
             # As the env counts them: one hit per physics step of the aviary step.
             self._step_hits += dogfight.aviary.updates_per_step * hits
