@@ -22,6 +22,7 @@ MULTIROTOR_TASKS = tuple(registry.MULTIROTOR_TASK_CLASSES)
 # class (or function) name -> its entry point, for the lazy exports below
 _EXPORTS = {
     "FlattenWaypointEnv": "pyflyt_like.envs.targets.flatten:FlattenWaypointEnv",
+    "DogfightRecorder": "pyflyt_like.envs.multi_agent.acmi_recorder:DogfightRecorder",
     **{registry.attribute_name(entry_point): entry_point for entry_point in (
         *(entry.parallel_entry_point for entry in registry.MULTI_AGENT_SCENES),
         *(entry.entry_point for entry in registry.PYBULLET_TASKS),

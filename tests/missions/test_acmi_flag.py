@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from pyflyt_like import cli
-from pyflyt_like.common import acmi as acmi_module
 from pyflyt_like.common.acmi import read_acmi
+from pyflyt_like.common.acmi import writer as acmi_module
 from pyflyt_like.common.atomic_files import FileWriteError
 from pyflyt_like.missions import runner as runner_module
 from pyflyt_like.missions.mission import VEHICLE_CONTROLLERS

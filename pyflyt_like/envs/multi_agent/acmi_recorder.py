@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import os
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,6 @@ from pyflyt_like.common.acmi import (
     check_acmi_path,
 )
 
-from .dogfight_rules import hit_matrix, ranges_and_ahead
 from .fixedwing_dogfight import MAFixedwingDogfightEnv
 
 TEAM_COLORS = ("Red", "Blue")  # team 0, team 1
@@ -39,8 +37,7 @@ class DogfightRecorder(BaseParallelWrapper):
       aircraft that was in play when the step began (``drone.state``), at the aviary's
       time; ``Health`` when it changes;
     - per step and shooter-target pair with hits, ``Event=Message`` naming both (ids and
-      text: the number of physics-step hits and the target's health), at the time of the
-      first of those hits;
+      text: the number of physics-step hits and the target's health), at the step's time;
     - ``Event=Destroyed`` when an aircraft is shot down (health 0) or crashes,
       ``Event=LeftArea`` when it leaves the flight dome; it is then removed (``-<id>``);
     - ``Event=Bookmark`` ``team <t> wins`` when a team wins.
@@ -50,11 +47,8 @@ class DogfightRecorder(BaseParallelWrapper):
     replaced by the episode's number (0, 1, ...); without it every episode replaces the
     file. :attr:`written` lists the files written.
 
-    Who hit whom is not in the env's infos (only each agent's totals), so the recorder
-    scores the pairs itself after every aviary step with the env's own rule
-    (:func:`~.dogfight_rules.hit_matrix` on the same positions and noses, enemies in play
-    at the step's start): it wraps the env's ``after_aviary_step`` hook on the instance
-    while open, and restores it on :meth:`close`.
+    Who hit whom comes from the env's ``pair_hits_total`` (the infos give each agent's
+    totals only): the recorder takes its change over each step.
 
     Args:
         env: a MAFixedwingDogfightEnv (or a wrapper whose ``unwrapped`` is one).
@@ -98,13 +92,9 @@ class DogfightRecorder(BaseParallelWrapper):
         n = dogfight.num_drones
         self._names = [f"team {dogfight.team[i]} / uav {i}" for i in range(n)]
         self._enemies = dogfight.team[:, None] != dogfight.team[None, :]
-        self._step_hits = np.zeros((n, n), dtype=np.int64)
-        self._first_hit = np.full((n, n), math.inf)
         self._last_shooter = np.full(n, -1)
         self._health = np.ones(n)
         self._writer: AcmiWriter | None = None
-        self._original_hook = dogfight.after_aviary_step
-        dogfight.after_aviary_step = self._after_aviary_step
 
     # ----------------------------------------------------------------- ParallelEnv
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -131,61 +121,35 @@ class DogfightRecorder(BaseParallelWrapper):
         """Step the env and record the step (see the class docstring)."""
         dogfight = self._dogfight
         in_play_before = dogfight.in_play.copy()
-        self._step_hits[:] = 0
-        self._first_hit[:] = math.inf
+        hits_before = dogfight.pair_hits_total.copy()
         result = self.env.step(actions)
         if self._writer is not None:
-            self._record_step(np.flatnonzero(in_play_before), result[4])
+            self._record_step(np.flatnonzero(in_play_before),
+                              dogfight.pair_hits_total - hits_before, result[4])
             if not self.env.agents:
                 self._finish()
         return result
 
     def close(self) -> None:
-        """Write the episode in progress, give the env its hook back and close it."""
+        """Write the episode in progress and close the env."""
         self._finish()
-        dogfight = self._dogfight
-        if vars(dogfight).get("after_aviary_step") == self._after_aviary_step:
-            del dogfight.after_aviary_step
         self.env.close()
 
     # ----------------------------------------------------------------- recording
     def _episode_path(self, episode: int) -> Path:
         return Path(str(self.path).replace(EPISODE_FIELD, str(episode)))
 
-    def _after_aviary_step(self) -> None:
-        """The env's hook, then the hits of this aviary step by shooter and target."""
-        dogfight = self._dogfight
-        in_play = dogfight.in_play.copy()  # the hook may take destroyed aircraft out
-        self._original_hook()
-        if self._writer is None:
-            return
-        can_hit = self._enemies & in_play[:, None] & in_play[None, :]
-        positions = dogfight.gather_positions()
-        gaps = positions[None, :, :] - positions[:, None, :]
-        if not np.any(can_hit & (np.einsum("ijk,ijk->ij", gaps, gaps)
-                                 < dogfight.lethal_distance ** 2)):
-            return  # nobody in gun range: most steps end here, cheaply
-        forwards = np.array([drone.rotation_matrix[:, 0] for drone in dogfight.drones])
-        distance_sq, ahead = ranges_and_ahead(positions, forwards)
-        hits = hit_matrix(distance_sq, ahead, dogfight.lethal_distance,
-                          dogfight.lethal_angle_radians, can_hit)
-        if hits.any():
-            # As the env counts them: one hit per physics step of the aviary step.
-            self._step_hits += dogfight.aviary.updates_per_step * hits
-            np.minimum(self._first_hit, np.where(hits, dogfight.aviary.elapsed_time, math.inf),
-                       out=self._first_hit)
-
-    def _record_step(self, stepped: np.ndarray, infos: dict[str, dict]) -> None:
+    def _record_step(self, stepped: np.ndarray, step_hits: np.ndarray,
+                     infos: dict[str, dict]) -> None:
         dogfight, writer = self._dogfight, self._writer
         time = dogfight.aviary.elapsed_time
-        shooters, targets = np.nonzero(self._step_hits)
-        for k in np.argsort(self._first_hit[shooters, targets], kind="stable"):
-            i, j = int(shooters[k]), int(targets[k])
-            writer.event(float(self._first_hit[i, j]), "Message", [i + 1, j + 1],
-                         f"{self._names[i]} hit {self._names[j]}: {self._step_hits[i, j]} "
+        shooters, targets = np.nonzero(step_hits)
+        for i, j in zip(shooters.tolist(), targets.tolist()):
+            writer.event(time, "Message", [i + 1, j + 1],
+                         f"{self._names[i]} hit {self._names[j]}: {step_hits[i, j]} "
                          f"hits; health {dogfight.health[j]:.3f}")
         for j in set(targets.tolist()):
-            self._last_shooter[j] = int(np.argmax(self._step_hits[:, j]))
+            self._last_shooter[j] = int(np.argmax(step_hits[:, j]))
         self._write_frame(stepped)
         for i in stepped:
             if dogfight.health[i] != self._health[i]:

@@ -178,6 +178,8 @@ class MAFixedwingDogfightEnv(MAAviaryEnv):
         self._quaternions = np.zeros((n, 4))
         self._others = [np.delete(np.arange(n), i) for i in range(n)]
         self.hits_received_total = np.zeros(n, dtype=np.int64)
+        # (n, n) physics-step hits of aircraft i on j since the reset (replays need the pairs)
+        self.pair_hits_total = np.zeros((n, n), dtype=np.int64)
         self.health = np.ones(n)
         self._step_received = np.zeros(n, dtype=np.int64)
         self._step_dealt = np.zeros(n, dtype=np.int64)
@@ -275,6 +277,7 @@ class MAFixedwingDogfightEnv(MAAviaryEnv):
 
     def reset_task(self) -> None:
         self.hits_received_total[:] = 0
+        self.pair_hits_total[:] = 0
         self.health[:] = 1.0
         self.team_win = None
         self._update_ranges()
@@ -295,6 +298,7 @@ class MAFixedwingDogfightEnv(MAAviaryEnv):
         self._step_dealt += physics_steps * hits.sum(axis=1)
         self._step_received += received
         self.hits_received_total += received
+        self.pair_hits_total += physics_steps * hits
         np.maximum(1.0 - self.damage_per_hit * self.hits_received_total, 0.0, out=self.health)
         destroyed = in_play & (self.health <= 0.0)
         if destroyed.any():

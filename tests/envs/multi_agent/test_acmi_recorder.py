@@ -13,6 +13,8 @@ from pyflyt_like.common.atomic_files import FileWriteError
 from pyflyt_like.envs import MAFixedwingDogfightEnv
 from pyflyt_like.envs.multi_agent.acmi_recorder import DogfightRecorder
 
+from .._ma_checks import assert_parallel_api_clean
+
 SPEED = 14.0  # m/s, the acrowing's spawn speed
 ALTITUDE = 60.0  # m
 
@@ -114,7 +116,6 @@ def test_a_crash_and_leaving_the_dome_then_close_mid_episode(tmp_path):
     env = DogfightRecorder(dogfight, path)
     try:
         env.reset(seed=0)
-        assert "after_aviary_step" in vars(dogfight)  # the recorder's hook, while open
         place(env, "uav_1", (0.0, 799.8, ALTITUDE), yaw=math.pi / 2)  # leaving the dome
         place(env, "uav_3", (50.0, 0.0, 0.15), velocity=(SPEED, 0.0, -8.0))  # into the floor
         _, _, terminations, _, infos = env.step(level(env))
@@ -123,7 +124,7 @@ def test_a_crash_and_leaving_the_dome_then_close_mid_episode(tmp_path):
         assert env.written == []  # the episode goes on
     finally:
         env.close()
-    assert env.written == [path] and "after_aviary_step" not in vars(dogfight)
+    assert env.written == [path]
 
     recording = read_acmi(path)
     first_step = recording.frames[1][0]
@@ -163,7 +164,13 @@ def test_bad_arguments_raise_clear_errors(tmp_path):
             DogfightRecorder(env, tmp_path / "x.acmi", reference_latitude=90.0)
         with pytest.raises(TypeError, match="title"):
             DogfightRecorder(env, tmp_path / "x.acmi", title=3)
-        assert "after_aviary_step" not in vars(env)  # nothing was hooked
     finally:
         env.close()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_recorder_passes_the_parallel_api_test(tmp_path):
+    env = DogfightRecorder(MAFixedwingDogfightEnv(team_size=1, max_duration_seconds=1.0),
+                           tmp_path / "api_{episode}.acmi")
+    assert_parallel_api_clean(env, num_cycles=40)
+    assert env.written and all(path.exists() for path in env.written)
