@@ -64,7 +64,7 @@ class BatchedAviary:
             int in [0, 2**63).
         model_dir: folder of model folders (default: the package's).
         start_pos: (D, 3) or (W, D, 3) reset positions [m], within +-1e6 m; default drone
-            i at (i, 0, 1).
+            i at (i, 0, 1) (multirotors) or (0, 10 i, 50) (fixed-wings).
         start_orn: (D, 3) or (W, D, 3) reset Euler angles [rad]; default zero.
         starting_velocity: (3,), (D, 3) or (W, D, 3) reset velocity, body frame [m/s], at
             most 340 m/s fast; default the YAML's ``starting_velocity`` (a fixed-wing's),
@@ -141,7 +141,8 @@ class BatchedAviary:
         self.integrator = options.integrator
         self.randomize = family.randomize
         self.rng = np.random.default_rng(options.seed)
-        self.start_pos, self.start_orn = options.start_poses()
+        self.start_pos, self.start_orn = options.start_poses(family.start_spacing,
+                                                             family.start_height)
         self.start_vel = options.start_velocities(
             getattr(self.model, "starting_velocity", np.zeros(3)))
         self.dt = 1.0 / self.physics_hz

@@ -34,6 +34,9 @@ class MultirotorFamily:
     #: physics_hz [Hz] when none is given
     default_physics_hz = 500
 
+    #: default start positions when none are given: drone i at (i, 0, 1) m
+    start_spacing, start_height = (1.0, 0.0, 0.0), 1.0
+
     def __init__(self, model: MultirotorModel, options: BatchedAviaryOptions):
         self.model = model
         self.options = options  # physics_hz resolved

@@ -160,20 +160,20 @@ class BatchedAviaryOptions:
         """(W, D): worlds, drones per world."""
         return self.n_worlds, self.n_drones
 
-    def start_poses(self) -> tuple[np.ndarray, np.ndarray]:
-        """(W, D, 3) start positions [m] (default: drone i at (i, 0, 1)) and Euler angles
-        [rad] (default: zero), new arrays."""
+    def start_poses(self, spacing: tuple[float, float, float] = (1.0, 0.0, 0.0),
+                    height: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+        """(W, D, 3) start positions [m] (default: drone i at ``i * spacing`` and
+        ``height`` [m], its family's) and Euler angles [rad] (default: zero), new arrays."""
         shape = (self.n_worlds, self.n_drones, 3)
         positions, angles = np.zeros(shape), np.zeros(shape)
         if self.start_pos is None:
-            positions[..., 0] = np.arange(self.n_drones)
-            positions[..., 2] = 1.0
+            positions[:] = np.arange(self.n_drones)[:, None] * np.asarray(spacing)
+            positions[..., 2] += height
         else:
             positions[:] = self.start_pos
         if self.start_orn is not None:
             angles[:] = self.start_orn
         return positions, angles
-
 
     def start_velocities(self, default: np.ndarray) -> np.ndarray:
         """(W, D, 3) start velocities, body frame [m/s]: ``starting_velocity`` or

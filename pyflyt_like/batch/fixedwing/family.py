@@ -36,6 +36,10 @@ class FixedwingFamily:
     #: physics_hz [Hz] when none is given
     default_physics_hz = 240
 
+    #: default start positions when none are given: aircraft i at (0, 10 i, 50) m, side
+    #: by side, heading east, high enough to manoeuvre
+    start_spacing, start_height = (0.0, 10.0, 0.0), 50.0
+
     def __init__(self, model: FixedwingModel, options: BatchedAviaryOptions):
         for option in ROTOR_OPTIONS:
             if getattr(options, option):

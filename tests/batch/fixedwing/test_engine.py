@@ -26,6 +26,11 @@ def test_spawns_at_the_yaml_starting_velocity_turned_by_the_start_attitude():
     assert sim.family_name == "fixedwing" and sim.modes == (-1, 0, 1, 2, 3)
 
 
+def test_default_start_is_side_by_side_at_50_m():
+    sim = BatchedAviary(n_worlds=2, n_drones=3, drone_model="fixedwing")
+    np.testing.assert_array_equal(sim.pos[1], [[0, 0, 50], [0, 10, 50], [0, 20, 50]])
+
+
 def test_a_given_starting_velocity_and_a_masked_reset():
     sim = make(n_worlds=3, starting_velocity=[[12.0, 0.0, 1.0]], mode=1)
     sim.set_setpoints([0.3, -0.1, 0.0, 0.6])
