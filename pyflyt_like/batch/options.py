@@ -32,13 +32,13 @@ from pyflyt_like.common.validation import (
     check_non_negative_float,
     check_positive_int,
     check_seed,
+    reject_unknown_keys,
 )
 from pyflyt_like.control.multirotor_modes import MULTIROTOR_MODES
 from pyflyt_like.physics.fixedwing_model import FIXEDWING_MODES
 from pyflyt_like.physics.wind_shear import ShearProfile
 
 from .integrators import INTEGRATORS
-from .randomization import names_text
 
 #: Every family's modes: the options check a mode is one of them, the family that it is its.
 ALL_MODES = tuple(sorted(set(MULTIROTOR_MODES) | set(FIXEDWING_MODES)))
@@ -214,10 +214,7 @@ def _shear(shear: object) -> ShearProfile | None:
     names = ["reference_velocity", "reference_height", "law", "exponent", "roughness_length"]
     if not isinstance(shear, Mapping):
         raise TypeError(f"shear must be None or a dict of {names}, got {shear!r}")
-    unknown = set(shear) - set(names)
-    if unknown:
-        raise ValueError(f"shear has unknown options {names_text(unknown)}; options are "
-                         f"{names}")
+    reject_unknown_keys("shear", shear, names)
     if "reference_velocity" not in shear:
         raise ValueError("shear needs reference_velocity, the (3,) wind [m/s] at "
                          "reference_height")
@@ -278,10 +275,7 @@ def _turbulence(turbulence: object) -> dict[str, float] | None:
     names = list(TURBULENCE_DEFAULTS)
     if not isinstance(turbulence, Mapping):
         raise TypeError(f"turbulence must be None or a dict of {names}, got {turbulence!r}")
-    unknown = set(turbulence) - set(names)
-    if unknown:
-        raise ValueError(f"turbulence has unknown options {names_text(unknown)}; options are "
-                         f"{names}")
+    reject_unknown_keys("turbulence", turbulence, names)
     options = {**TURBULENCE_DEFAULTS, **turbulence}
     return {key: check_float_in(f"turbulence[{key!r}]", options[key], low, high,
                                 low_open=low_open, unit=unit)

@@ -26,11 +26,11 @@ count, not on which worlds a mask selected.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
 import numpy as np
 
-from pyflyt_like.common.validation import check_float_in
+from pyflyt_like.common.validation import check_float_in, reject_unknown_keys
 
 FACTOR_KEYS = ("mass", "inertia", "kf", "km", "drag")
 INTERVAL_KEYS = (*FACTOR_KEYS, "tau")
@@ -50,11 +50,6 @@ LIMITS = {
     # still counter it; more spins them up beyond what the integrator resolves
     "torque_disturbance": (0.0, 2e-3, " N m"),
 }
-
-
-def names_text(names: Iterable[object]) -> str:
-    """``names`` as a sorted list for a message, ``[1, 'speed']`` (keys of any type)."""
-    return f"[{', '.join(sorted(repr(name) for name in names))}]"
 
 
 def check_randomize(randomize: Mapping | None, limits: Mapping[str, tuple] | None = None,
@@ -77,10 +72,8 @@ def check_randomize(randomize: Mapping | None, limits: Mapping[str, tuple] | Non
         return {}
     if not isinstance(randomize, Mapping):
         raise TypeError(f"randomize must be a dict of ranges, got {type(randomize).__name__}")
-    unknown = set(randomize) - set(limits)
-    if unknown:
-        raise ValueError(f"randomize has unknown keys {names_text(unknown)}; keys of a "
-                         f"{family} are {list(limits)}")
+    reject_unknown_keys("randomize", randomize, limits, "keys",
+                        f"keys of a {family} are {list(limits)}")
     checked: dict[str, object] = {}
     for key, value in randomize.items():
         low, high, unit = limits[key]

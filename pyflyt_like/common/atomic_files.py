@@ -85,6 +85,34 @@ def write_atomically(path: str | os.PathLike, write: Callable[[IO], None],
     return path
 
 
+def check_file_destination(path: str | os.PathLike, suffix: str, name: str,
+                           error: type[FileWriteError] = FileWriteError) -> Path:
+    """``path`` as a Path, checked before anything is computed to write there: a file
+    name ending in ``suffix`` (any case), not a folder, in an existing writable folder.
+
+    Args:
+        suffix: e.g. ``".mp4"``; name: how the path is called in messages; error: the
+            :class:`FileWriteError` subclass raised for the folder.
+
+    Raises:
+        ValueError: a wrong suffix or an existing folder.
+        FileWriteError (``error``): the folder is missing, not a folder or not writable.
+    """
+    path = Path(path)
+    if path.suffix.lower() != suffix:
+        raise ValueError(f"{name} must name an {suffix} file, got {str(path)!r}")
+    if path.is_dir():
+        raise ValueError(f"{name} {path} is a folder; give the path of an {suffix} file")
+    folder = path.parent
+    if not folder.exists():
+        raise error(f"{name} {path}: its folder {folder} does not exist")
+    if not folder.is_dir():
+        raise error(f"{name} {path}: {folder} is not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise error(f"{name} {path}: its folder {folder} is not writable")
+    return path
+
+
 def fsync_directory(folder: str | os.PathLike) -> None:
     """Persist renames in ``folder`` (best effort: not every platform can open folders)."""
     try:

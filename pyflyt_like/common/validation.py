@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -347,3 +347,19 @@ def as_float_array_in_shapes(name: str, value: object,
             for shape in shapes):
         raise ValueError(f"{name} must have shape {allowed}, got {array.shape}")
     return array
+
+
+def names_text(names: Iterable[object]) -> str:
+    """``names`` as a sorted list for a message, ``[1, 'speed']`` (keys of any type)."""
+    return f"[{', '.join(sorted(repr(name) for name in names))}]"
+
+
+def reject_unknown_keys(name: str, mapping: Mapping, allowed: Iterable[object],
+                        noun: str = "options", allowed_text: str | None = None) -> None:
+    """Raise ``ValueError`` if ``mapping`` has keys outside ``allowed``: "``name`` has
+    unknown ``noun`` [...]; ``allowed_text``" (default: "``noun`` are [...]")."""
+    allowed = list(allowed)
+    unknown = set(mapping) - set(allowed)
+    if unknown:
+        raise ValueError(f"{name} has unknown {noun} {names_text(unknown)}; "
+                         f"{allowed_text or f'{noun} are {allowed}'}")

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
+from pyflyt_like.common.atomic_files import check_file_destination
+
 from ..core.abstractions.camera import make_chase_camera
 from .output_files import ReportError
 
@@ -39,18 +41,7 @@ def check_video_path(path: str | os.PathLike, name: str = "video") -> Path:
         ImportError: the video extra is not installed (the message says how to install it).
         ReportError: its folder does not exist, is not a folder, or is not writable.
     """
-    path = Path(path)
-    if path.suffix.lower() != ".mp4":
-        raise ValueError(f"{name} must name an .mp4 file, got {str(path)!r}")
-    if path.is_dir():
-        raise ValueError(f"{name} {path} is a folder; give the path of an .mp4 file")
-    folder = path.parent
-    if not folder.exists():
-        raise ReportError(f"{name} {path}: its folder {folder} does not exist")
-    if not folder.is_dir():
-        raise ReportError(f"{name} {path}: {folder} is not a folder")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise ReportError(f"{name} {path}: its folder {folder} is not writable")
+    path = check_file_destination(path, ".mp4", name, ReportError)
     check_video_support()
     return path
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from ..angles import wrap_angle
-from ..atomic_files import FileWriteError
+from ..atomic_files import check_file_destination
 from ..validation import as_float_array, check_finite, check_float_in, check_int
 
 FILE_TYPE = "text/acmi/tacview"
@@ -130,19 +130,7 @@ def check_acmi_path(path: object, name: str = "path") -> Path:
     """
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"{name} must be a str or os.PathLike, got {path!r}")
-    path = Path(path)
-    if path.suffix.lower() != ACMI_SUFFIX:
-        raise ValueError(f"{name} must name an {ACMI_SUFFIX} file, got {str(path)!r}")
-    if path.is_dir():
-        raise ValueError(f"{name} {path} is a folder; give the path of an {ACMI_SUFFIX} file")
-    folder = path.parent
-    if not folder.exists():
-        raise FileWriteError(f"{name} {path}: its folder {folder} does not exist")
-    if not folder.is_dir():
-        raise FileWriteError(f"{name} {path}: {folder} is not a folder")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise FileWriteError(f"{name} {path}: its folder {folder} is not writable")
-    return path
+    return check_file_destination(path, ACMI_SUFFIX, name)
 
 
 # ------------------------------------------------------------------ writing

@@ -21,22 +21,14 @@ class ShearWind(WindFieldClass):
 
     Args:
         np_random: the aviary's random generator (unused: the field is deterministic).
-        reference_velocity: (3,) wind velocity at ``reference_height`` [m/s], ground frame;
-            horizontal, so its z component must be 0.
-        reference_height: height ``z_ref`` where the wind equals ``reference_velocity`` [m],
-            > 0; default 10 m (the usual anemometer height).
-        law: ``"power"`` (default) or ``"log"``.
-        exponent: power-law exponent, > 0; default 1/7. Only with ``law="power"``.
-        roughness_length: aerodynamic roughness length ``z0`` [m], with
-            ``0 < z0 < reference_height``; required with ``law="log"`` and only allowed
-            there. Typical values: about 0.0002 m over open water, 0.03 m over open flat
-            grassland, 1 m or more over city centres.
+        reference_velocity, reference_height, law, exponent, roughness_length: the profile,
+            as :class:`~pyflyt_like.physics.wind_shear.ShearProfile` takes them (velocity
+            [m/s] at ``reference_height`` [m], default 10; ``"power"`` law with exponent
+            1/7 by default, or ``"log"`` with ``roughness_length`` [m]).
 
     Raises:
-        ValueError: a bad shape, non-zero vertical reference wind, an unknown law, a
-            non-positive height, exponent or roughness, ``z0 >= reference_height``, an option
-            given for the other law, a missing ``roughness_length``, an unknown option.
-        TypeError: a non-numeric option or a non-string ``law``.
+        ValueError, TypeError: as :class:`~pyflyt_like.physics.wind_shear.ShearProfile`,
+            and an unknown option.
     """
 
     wind_name = "shear"
