@@ -21,10 +21,14 @@ class ShearWind(WindFieldClass):
 
     Args:
         np_random: the aviary's random generator (unused: the field is deterministic).
-        reference_velocity, reference_height, law, exponent, roughness_length: the profile,
-            as :class:`~pyflyt_like.physics.wind_shear.ShearProfile` takes them (velocity
-            [m/s] at ``reference_height`` [m], default 10; ``"power"`` law with exponent
-            1/7 by default, or ``"log"`` with ``roughness_length`` [m]).
+        reference_velocity: (3,) horizontal wind [m/s] at ``reference_height``.
+        reference_height: [m], default 10.
+        law: ``"power"`` (default) or ``"log"``.
+        exponent: the power law's, default 1/7.
+        roughness_length: the log law's ``z0`` [m].
+
+    The profile and its checks are
+    :class:`~pyflyt_like.physics.wind_shear.ShearProfile`'s.
 
     Raises:
         ValueError, TypeError: as :class:`~pyflyt_like.physics.wind_shear.ShearProfile`,

@@ -53,8 +53,9 @@ class DogfightRecorder(BaseParallelWrapper):
     Args:
         env: a MAFixedwingDogfightEnv (or a wrapper whose ``unwrapped`` is one).
         path: the ``.acmi`` file to write, in an existing writable folder.
-        reference_latitude, reference_longitude: the geographic point of the env's origin
-            [deg] (see :class:`~pyflyt_like.common.acmi.AcmiWriter`).
+        reference_latitude: latitude of the env's origin [deg] (see
+            :class:`~pyflyt_like.common.acmi.AcmiWriter`).
+        reference_longitude: longitude of the env's origin [deg].
         reference_altitude: altitude of the env's ground plane above sea level [m].
         reference_time: UTC time of the episode's start (ISO 8601, ``...Z``).
         title: the recordings' title (default: ``dogfight episode <n>``).
