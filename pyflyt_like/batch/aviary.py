@@ -227,8 +227,7 @@ class BatchedAviary:
             raise ValueError("setpoints must be finite (no NaN or inf)")
         self.family.check_setpoints(self.mode, setpoints)
         target[:] = setpoints
-        if self.family.name == "multirotor":
-            self._state.use_reference[:] = False
+        self.family.setpoints_given(self._state)
 
     def set_flat_reference(self, position, velocity=None, acceleration=None, jerk=None,
                            snap=None, yaw=None, yaw_rate=None, yaw_acceleration=None) -> None:

@@ -89,6 +89,10 @@ class MultirotorFamily:
                                  f"[{self.model.min_speed:.6g}, {self.model.max_speed:.6g}] "
                                  f"{self.model.rotor_speed_unit}")
 
+    def setpoints_given(self, state) -> None:
+        """New setpoints replace a mode-7 flat reference."""
+        state.use_reference[:] = False
+
     def aux_state(self, state) -> np.ndarray:
         """(W, D, n) rotor speeds, the PyBullet Multirotor's ``aux_state``."""
         return state.rotor_speed.copy()

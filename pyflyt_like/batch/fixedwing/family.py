@@ -106,6 +106,9 @@ class FixedwingFamily:
     def check_setpoints(self, mode: int, setpoints: np.ndarray) -> None:
         """Nothing beyond finiteness: commands are clipped to their ranges, as PyBullet's."""
 
+    def setpoints_given(self, state) -> None:
+        """Nothing to do: fixed-wings have no reference besides their setpoints."""
+
     def aux_state(self, state) -> np.ndarray:
         """(W, D, n + 1): the surface deflections [rad] in the YAML's order and the motor
         throttle, the PyBullet Fixedwing's ``aux_state``."""
