@@ -416,6 +416,14 @@ class BatchedAviary:
         return self._state.setpoint
 
     @property
+    def kernel_arguments(self) -> tuple:
+        """(state, plant, nominal, config): the engine's named tuples of arrays, for a task
+        whose compiled step calls the family's ``pipeline.step_world`` itself (one call per
+        agent step: the dogfight's). Such a step owns what :meth:`step` does besides the
+        physics (divergence, turbulence noise); a mode change may replace ``state``."""
+        return self._state, self.plant, self._nominal, self._config
+
+    @property
     def contact(self) -> np.ndarray:
         """(W, D) bool: on the floor in the last physics step."""
         return self._state.contact

@@ -192,6 +192,16 @@ def check_rate_divides(name: str, rate: int, physics_hz: int) -> int:
     return physics_hz // rate
 
 
+def check_agent_hz(agent_hz: object, control_hz: int) -> int:
+    """Return the control periods per agent step; raise unless ``agent_hz`` divides the
+    vehicle's ``control_hz``."""
+    agent_hz = check_positive_int("agent_hz", agent_hz)
+    if control_hz % agent_hz:
+        raise ValueError(f"agent_hz={agent_hz} must divide the vehicle's control rate "
+                         f"{control_hz} Hz; allowed: {divisors_text(control_hz)}")
+    return control_hz // agent_hz
+
+
 def divisors_text(n: int, most: int = 24) -> str:
     """The divisors of ``n`` as text for an error message, at most ``most`` of them listed.
 

@@ -48,7 +48,6 @@ MOVED = {f"{_PACKAGE}.{old}": f"{_PACKAGE}.{new}" for old, new in {
     "flatten_waypoint_env": "targets.flatten",
     "ma_quadx_hover_env": "multi_agent.quadx_hover",
     "ma_fixedwing_dogfight_env": "multi_agent.fixedwing_dogfight",
-    "dogfight_rules": "multi_agent.dogfight_rules",
     "multirotor_tasks.task": "multirotor_tasks.tasks.base",
     "multirotor_tasks.hover": "multirotor_tasks.tasks.hover",
     "multirotor_tasks.reach": "multirotor_tasks.tasks.reach",

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any
 
-__all__ = ["ENVS", "MULTIROTOR_TASKS", "MULTIROTOR_TASK_CLASSES", "MULTI_AGENT_SCENES",
+__all__ = ["BATCHED_FIXEDWING_TASKS", "ENVS", "MULTIROTOR_TASKS", "MULTIROTOR_TASK_CLASSES", "MULTI_AGENT_SCENES",
            "PYBULLET_TASKS", "EnvEntry", "env_id", "load"]
 
 NAMESPACE = "pyflyt_like"
@@ -92,6 +92,12 @@ MULTIROTOR_TASKS = tuple(
              vector_entry_point=MULTIROTOR_VECTOR, kwargs={"task": task})
     for task in MULTIROTOR_TASK_CLASSES)
 
+# Tasks on the batched fixed-wing engine, twins of a PyBullet env or scene.
+BATCHED_FIXEDWING_TASKS = (
+    EnvEntry(env_id("Dogfight"), "fixedwing",
+             vector_entry_point=_entry("dogfight.vector_env", "DogfightVectorEnv")),
+)
+
 # PettingZoo scenes; Gymnasium does not register them, RLlib does under these ids.
 MULTI_AGENT_SCENES = (
     EnvEntry(env_id("MAQuadX-Hover"), "quadx",
@@ -101,7 +107,7 @@ MULTI_AGENT_SCENES = (
                                          "MAFixedwingDogfightEnv")),
 )
 
-ENVS = PYBULLET_TASKS + MULTIROTOR_TASKS + MULTI_AGENT_SCENES
+ENVS = PYBULLET_TASKS + MULTIROTOR_TASKS + BATCHED_FIXEDWING_TASKS + MULTI_AGENT_SCENES
 """Every id, each once."""
 
 

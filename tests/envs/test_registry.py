@@ -20,7 +20,7 @@ ENTRY_POINTS = [(entry.id, kind, getattr(entry, kind)) for entry in registry.ENV
 
 def test_every_id_is_listed_once_with_a_family_and_an_entry_point():
     ids = [entry.id for entry in registry.ENVS]
-    assert len(ids) == len(set(ids)) == 14
+    assert len(ids) == len(set(ids)) == 15
     for entry in registry.ENVS:
         assert entry.id == registry.env_id(entry.name)
         assert entry.family in ("quadx", "fixedwing", "rocket", "multirotor")

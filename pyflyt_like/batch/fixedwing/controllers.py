@@ -125,26 +125,33 @@ def control_tick(state, nominal, config, mode, w, d, rotation):
 
 @njit(cache=True, _nrt=False, error_model="numpy")
 def hold_setpoints(state, nominal, config, mode, worlds):
-    """Preset the setpoints of ``worlds`` (indices) to hold the current flight in ``mode``,
-    as ``Fixedwing.preset_setpoint``: mode 1 the current roll and pitch, no yaw rate, the
+    """Preset the setpoints of ``worlds`` (indices) to hold the current flight in ``mode``
+    (:func:`hold_world_setpoints` for each)."""
+    for w in worlds:
+        hold_world_setpoints(state, nominal, config, mode, w)
+
+
+@njit(cache=True, _nrt=False, error_model="numpy")
+def hold_world_setpoints(state, nominal, config, mode, w):
+    """Preset the setpoints of world ``w`` to hold the current flight in ``mode``, as
+    ``Fixedwing.preset_setpoint``: mode 1 the current roll and pitch, no yaw rate, the
     current thrust command; mode 2 the course, the airspeed (within the TECS limits) and
     the altitude; mode 3 wings level, the airspeed, no climb; modes -1 and 0 zeros. The
-    airspeed is taken in the wind of the worlds' last step."""
+    airspeed is taken in the wind of the world's last step."""
     tecs = nominal  # its TECS fields
-    for w in worlds:
-        for d in range(state.setpoint.shape[1]):
-            setpoint = state.setpoint[w, d]
-            for i in range(setpoint.shape[0]):
-                setpoint[i] = 0.0
-            q, vel = state.quat[w, d], state.vel[w, d]
-            if mode == ATTITUDE:
-                roll, pitch, _ = quat_to_euler(q[0], q[1], q[2], q[3])
-                setpoint[0], setpoint[1] = roll, pitch
-                setpoint[3] = state.thrust_command[w, d]
-            elif mode == HEADING_AUTOPILOT or mode == BANK_AUTOPILOT:
-                airspeed = airspeed_of(state, config, w, d)
-                setpoint[1] = min(max(airspeed, tecs.min_airspeed), tecs.max_airspeed)
-                if mode == HEADING_AUTOPILOT:
-                    rotation = quat_to_matrix(q[0], q[1], q[2], q[3])
-                    setpoint[0] = course_of(rotation, vel[0], vel[1], nominal.min_ground_speed)
-                    setpoint[3] = state.pos[w, d, 2]
+    for d in range(state.setpoint.shape[1]):
+        setpoint = state.setpoint[w, d]
+        for i in range(setpoint.shape[0]):
+            setpoint[i] = 0.0
+        q, vel = state.quat[w, d], state.vel[w, d]
+        if mode == ATTITUDE:
+            roll, pitch, _ = quat_to_euler(q[0], q[1], q[2], q[3])
+            setpoint[0], setpoint[1] = roll, pitch
+            setpoint[3] = state.thrust_command[w, d]
+        elif mode == HEADING_AUTOPILOT or mode == BANK_AUTOPILOT:
+            airspeed = airspeed_of(state, config, w, d)
+            setpoint[1] = min(max(airspeed, tecs.min_airspeed), tecs.max_airspeed)
+            if mode == HEADING_AUTOPILOT:
+                rotation = quat_to_matrix(q[0], q[1], q[2], q[3])
+                setpoint[0] = course_of(rotation, vel[0], vel[1], nominal.min_ground_speed)
+                setpoint[3] = state.pos[w, d, 2]

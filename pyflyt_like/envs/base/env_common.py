@@ -13,11 +13,10 @@ from typing import Any
 import numpy as np
 
 from pyflyt_like.common.validation import (
+    check_agent_hz,
     check_bool,
     check_finite,
     check_positive_float,
-    check_positive_int,
-    divisors_text,
 )
 from pyflyt_like.core import Aviary
 from pyflyt_like.core.abstractions.camera import make_chase_camera
@@ -26,15 +25,6 @@ from .rendering import DEFAULT_RENDER_RESOLUTION, check_render_mode, check_rende
 from .vehicle_family import VehicleFamily
 
 FAILURE_PENALTY = -100.0  # reward of a step that crashes or leaves the dome (PyFlyt's)
-
-
-def check_agent_hz(agent_hz: object, control_hz: int) -> int:
-    """Return the aviary steps per env step; raise unless ``agent_hz`` divides ``control_hz``."""
-    agent_hz = check_positive_int("agent_hz", agent_hz)
-    if control_hz % agent_hz:
-        raise ValueError(f"agent_hz={agent_hz} must divide the vehicle's control rate "
-                         f"{control_hz} Hz; allowed: {divisors_text(control_hz)}")
-    return control_hz // agent_hz
 
 
 class AviaryEnvCommon:

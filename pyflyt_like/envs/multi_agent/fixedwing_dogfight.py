@@ -8,47 +8,14 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from pyflyt_like.common.angles import quaternions_to_euler
-from pyflyt_like.common.validation import (
-    check_bool,
-    check_finite,
-    check_positive_float,
-    check_positive_int,
-)
+from pyflyt_like.rules import dogfight as rules
 
 from ..base.ma_aviary_env import MAAviaryEnv
 from ..base.vehicle_family import FIXEDWING
-from .dogfight_rules import (
-    aim_angles,
-    body_frame_differences,
-    hit_matrix,
-    ranges_and_ahead,
-    relative_quaternions,
-)
+from ..dogfight import kernels
+from ..dogfight.options import dogfight_options, observation_bounds
 
-DAMAGE_REWARD = 100.0  # reward per unit of damage (a kill: ~100), see the class docstring
-WIN_REWARD = 100.0  # to each agent of the winning team on the deciding step (losers: -)
-CLOSING_WEIGHT = 0.1  # 1/m, dense shaping: engagement cost per metre to an enemy
-AIM_WEIGHT = 1.0  # 1/rad, dense shaping: engagement cost per radian off the nose
-MAX_RELATIVE_SPEED_FACTOR = 2.0  # relative velocities are bounded by this x the max speed
-TEAMS = 2
-
-
-def dogfight_flight_mode(assisted_flight: object, flight_mode: object) -> int:
-    """The fixed-wing mode the agents fly: 1 (attitude hold) when assisted, else 0 or -1.
-
-    ``flight_mode=None`` picks 1 when assisted, 0 otherwise; an explicit mode must agree
-    with ``assisted_flight``.
-    """
-    if not isinstance(assisted_flight, (bool, np.bool_)):
-        raise TypeError(f"assisted_flight must be a bool, got {assisted_flight!r}")
-    allowed = (1,) if assisted_flight else (0, -1)
-    if flight_mode is None:
-        return allowed[0]
-    if isinstance(flight_mode, bool) or flight_mode not in allowed:
-        raise ValueError(f"flight_mode must be one of {list(allowed)} (or None) with "
-                         f"assisted_flight={bool(assisted_flight)}, got {flight_mode!r}")
-    return int(flight_mode)
+TEAMS = rules.TEAMS
 
 
 class MAFixedwingDogfightEnv(MAAviaryEnv):
@@ -74,7 +41,7 @@ class MAFixedwingDogfightEnv(MAAviaryEnv):
     or Euler), health, ally flag (1 teammate, 0 enemy). A destroyed or crashed aircraft's
     block is zeros except its ally flag. With ``flatten_observation=False`` the same numbers
     come as a Dict: ``"self"`` (attitude vector and health) and ``"others"``, a stacked
-    Sequence of the (n - 1, 14) blocks (13 with Euler angles), as PyFlyt's.
+    Sequence of the (n - 1, 12) blocks (11 with Euler angles), as PyFlyt's.
 
     Spawn (PyFlyt's rule): each episode every aircraft starts on a circle about the origin,
     at a bearing drawn uniformly in [0, 2 pi), a radius in [``spawn_min_radius``,
@@ -134,79 +101,77 @@ class MAFixedwingDogfightEnv(MAAviaryEnv):
                  render_mode: str | None = None, flight_mode: int | None = None,
                  angle_representation: str = "quaternion", render_resolution=None,
                  drone_options: dict[str, Any] | None = None):
-        self.team_size = check_positive_int("team_size", team_size)
-        mode = dogfight_flight_mode(assisted_flight, flight_mode)
-        self.assisted_flight = bool(assisted_flight)
-        self.damage_per_hit = check_positive_float("damage_per_hit", damage_per_hit)
-        self.lethal_distance = check_positive_float("lethal_distance", lethal_distance)
-        self.lethal_angle_radians = check_positive_float("lethal_angle_radians",
-                                                         lethal_angle_radians)
-        if self.lethal_angle_radians >= math.pi / 2:
-            raise ValueError(f"lethal_angle_radians must be in (0, pi/2), got "
-                             f"{lethal_angle_radians!r}")
-        self.spawn_radius_range = _check_range("spawn_min_radius", spawn_min_radius,
-                                               "spawn_max_radius", spawn_max_radius, 0.0)
-        self.spawn_height_range = _check_range("spawn_min_height", spawn_min_height,
-                                               "spawn_max_height", spawn_max_height, None)
-        self.aggressiveness = _check_weight("aggressiveness", aggressiveness)
-        self.cooperativeness = _check_weight("cooperativeness", cooperativeness)
-        self.flatten_observation = check_bool("flatten_observation", flatten_observation)
-        dome = check_positive_float("flight_dome_size", flight_dome_size)
-        farthest = math.hypot(self.spawn_radius_range[1], self.spawn_height_range[1])
-        if farthest >= dome:
-            raise ValueError(f"spawn points reach {farthest:.1f} m from the origin, outside "
-                             f"flight_dome_size={dome:g} m: lower spawn_max_radius/"
-                             "spawn_max_height or enlarge the dome")
+        options = self.options = dogfight_options(
+            team_size=team_size, spawn_min_radius=spawn_min_radius,
+            spawn_max_radius=spawn_max_radius, spawn_min_height=spawn_min_height,
+            spawn_max_height=spawn_max_height, damage_per_hit=damage_per_hit,
+            lethal_distance=lethal_distance, lethal_angle_radians=lethal_angle_radians,
+            assisted_flight=assisted_flight, aggressiveness=aggressiveness,
+            cooperativeness=cooperativeness, sparse_reward=sparse_reward,
+            flight_dome_size=flight_dome_size, max_duration_seconds=max_duration_seconds,
+            agent_hz=agent_hz, flight_mode=flight_mode,
+            angle_representation=angle_representation)
+        self.team_size = options.team_size
+        self.assisted_flight = options.assisted_flight
+        self.damage_per_hit = options.damage_per_hit
+        self.lethal_distance = options.lethal_distance
+        self.lethal_angle_radians = options.lethal_angle_radians
+        self.spawn_radius_range = options.spawn_radius_range
+        self.spawn_height_range = options.spawn_height_range
+        self.aggressiveness = options.aggressiveness
+        self.cooperativeness = options.cooperativeness
+        if not isinstance(flatten_observation, (bool, np.bool_)):
+            raise TypeError(f"flatten_observation must be a bool, got {flatten_observation!r}")
+        self.flatten_observation = bool(flatten_observation)
         if drone_options is not None and not isinstance(drone_options, dict):
             raise TypeError(f"drone_options must be a dict, got {drone_options!r}")
 
-        self.team = np.repeat(np.arange(TEAMS), self.team_size)
-        self._enemies = self.team[:, None] != self.team[None, :]
-        self._allies = (~self._enemies).astype(np.float64)
+        self.team = options.team
+        self._cos_lethal_sq = math.cos(options.lethal_angle_radians) ** 2
         start_pos, start_orn = self._spawn_circle(None)
-        super().__init__(start_pos=start_pos, start_orn=start_orn, flight_mode=mode,
-                         angle_representation=angle_representation,
-                         sparse_reward=sparse_reward, agent_hz=agent_hz,
-                         max_duration_seconds=max_duration_seconds, flight_dome_size=dome,
+        super().__init__(start_pos=start_pos, start_orn=start_orn,
+                         flight_mode=options.flight_mode,
+                         angle_representation=options.angle_representation,
+                         sparse_reward=options.sparse_reward, agent_hz=options.agent_hz,
+                         max_duration_seconds=options.max_duration_seconds,
+                         flight_dome_size=options.flight_dome_size,
                          render_mode=render_mode, render_resolution=render_resolution,
                          drone_options={"drone_model": "acrowing", **(drone_options or {})})
 
         n = self.num_drones
-        self._rotations = np.zeros((n, 3, 3))
-        self._forwards = np.zeros((n, 3))
-        self._velocities = np.zeros((n, 3))
         self._quaternions = np.zeros((n, 4))
-        self._others = [np.delete(np.arange(n), i) for i in range(n)]
+        self._velocities = np.zeros((n, 3))
+        self._rates = np.zeros((n, 3))
+        self._aux = np.zeros((n, self.drones[0].aux_state.shape[0]))
+        self._observations = np.zeros((n, self._observation_low.shape[0]))
         self.hits_received_total = np.zeros(n, dtype=np.int64)
         # (n, n) physics-step hits of aircraft i on j since the reset (replays need the pairs)
         self.pair_hits_total = np.zeros((n, n), dtype=np.int64)
         self.health = np.ones(n)
         self._step_received = np.zeros(n, dtype=np.int64)
         self._step_dealt = np.zeros(n, dtype=np.int64)
+        self._no_failures = np.zeros(n, bool)
+        self._rewards = np.zeros(n)
         self.team_win: int | None = None
-        self._distance_sq = self._ahead = self._previous_cost = np.zeros((n, n))
+        self._previous_cost, self._cost = np.zeros((n, n)), np.zeros((n, n))
 
     # ----------------------------------------------------------------- spawning
     def _spawn_circle(self, rng: np.random.Generator | None
                       ) -> tuple[np.ndarray, np.ndarray]:
         """(n, 3) spawn positions [m] and Euler angles [rad], heading outwards.
 
-        Drawn from ``rng``; without one (the nominal poses the aviary is built with), evenly
-        spaced bearings at the middle radius and height.
+        Drawn from ``rng`` (bearings, then radii, then heights:
+        :func:`pyflyt_like.rules.dogfight.spawn_on_circle`); without one (the nominal poses
+        the aviary is built with), evenly spaced bearings at the middle radius and height.
         """
         n = TEAMS * self.team_size
         if rng is None:
-            bearings = 2.0 * math.pi * np.arange(n) / n
-            radii = np.full(n, np.mean(self.spawn_radius_range))
-            heights = np.full(n, np.mean(self.spawn_height_range))
+            uniforms = np.stack((np.arange(n) / n, np.full(n, 0.5), np.full(n, 0.5)))
         else:
-            bearings = rng.uniform(0.0, 2.0 * math.pi, n)
-            radii = rng.uniform(*self.spawn_radius_range, n)
-            heights = rng.uniform(*self.spawn_height_range, n)
-        positions = np.stack((radii * np.cos(bearings), radii * np.sin(bearings), heights),
-                             axis=1)
-        orientations = np.zeros((n, 3))
-        orientations[:, 2] = bearings
+            uniforms = rng.uniform(0.0, 1.0, (3, n))
+        positions, orientations = np.zeros((n, 3)), np.zeros((n, 3))
+        kernels.spawn_on_circle(uniforms, *self.spawn_radius_range, *self.spawn_height_range,
+                                positions, orientations)
         return positions, orientations
 
     def spawn_poses(self, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -214,155 +179,93 @@ class MAFixedwingDogfightEnv(MAAviaryEnv):
 
     # ----------------------------------------------------------------- observation
     def make_observation_space(self, i: int) -> spaces.Box:
-        attitude = self.attitudes[i].space
-        n_angles = 4 if self.angle_representation == "quaternion" else 3
-        angle_bound = 1.0 if n_angles == 4 else math.pi
-        reach = 4.0 * self.flight_dome_size  # two aircraft in (or just out of) the dome
-        speed = MAX_RELATIVE_SPEED_FACTOR * self.family.max_speed
-        block_high = np.concatenate((np.full(3, reach), np.full(3, speed),
-                                     np.full(n_angles, angle_bound), (1.0, 1.0)))
-        block_low = np.concatenate((-block_high[:-2], (0.0, 0.0)))
-        others = self.num_drones - 1
-        self._flat_spaces = getattr(self, "_flat_spaces", {})
-        flat = self._flat_spaces[i] = spaces.Box(
-            np.concatenate((attitude.low, (0.0,), np.tile(block_low, others))),
-            np.concatenate((attitude.high, (1.0,), np.tile(block_high, others))),
-            dtype=np.float64)
+        if i == 0:
+            mapping = self.action_mappings[0]
+            aux_low, aux_high = self.family.aux_bounds(self.drones[0])
+            self._observation_low, self._observation_high = observation_bounds(
+                self.options, mapping.space.low, mapping.space.high, aux_low, aux_high)
+        flat = spaces.Box(self._observation_low, self._observation_high, dtype=np.float64)
         if self.flatten_observation:
             return flat
-        own = attitude.shape[0] + 1
+        own = self.attitudes[i].size + 1
+        block = (self._observation_low.shape[0] - own) // (self.num_drones - 1)
         return spaces.Dict({
             "self": spaces.Box(flat.low[:own], flat.high[:own], dtype=np.float64),
-            "others": spaces.Sequence(spaces.Box(block_low, block_high, dtype=np.float64),
-                                      stack=True),
+            "others": spaces.Sequence(spaces.Box(flat.low[own:own + block],
+                                                 flat.high[own:own + block],
+                                                 dtype=np.float64), stack=True),
         })
 
+    def _gather(self) -> None:
+        """Refresh the (n, ...) state arrays the rules read from the vehicles."""
+        for i, drone in enumerate(self.drones):
+            self.positions[i] = drone.state[3]
+            self._rates[i] = drone.state[0]
+            self._quaternions[i] = drone.quaternion
+            self._velocities[i] = drone.world_velocity
+            self._aux[i] = drone.aux_state
+
     def observations(self, indices: list[int]) -> list[np.ndarray]:
-        for rotation, velocity, quaternion, drone in zip(
-                self._rotations, self._velocities, self._quaternions, self.drones):
-            rotation[:] = drone.rotation_matrix
-            velocity[:] = drone.world_velocity
-            quaternion[:] = drone.quaternion
-        attitudes = relative_quaternions(self._quaternions)
-        if self.angle_representation == "euler":
-            attitudes = quaternions_to_euler(attitudes)
-        n = self.num_drones
-        seen_health = np.where(self.in_play, self.health, 0.0)
-        blocks = np.concatenate(
-            (body_frame_differences(self.gather_positions(), self._rotations),
-             body_frame_differences(self._velocities, self._rotations), attitudes,
-             np.broadcast_to(seen_health[None, :, None], (n, n, 1)), self._allies[:, :, None]),
-            axis=2)
-        blocks[:, ~self.in_play, :-1] = 0.0
-        observations = []
-        for i in indices:
-            space = self._flat_spaces[i]
-            observation = np.concatenate((self.attitudes[i].observe(self.actions[i]),
-                                          (self.health[i],), blocks[i, self._others[i]].ravel()))
-            np.clip(observation, space.low, space.high, out=observation)
-            if not self.flatten_observation:
-                own = observation.shape[0] - blocks.shape[2] * (n - 1)
-                observation = {"self": observation[:own],
-                               "others": observation[own:].reshape(n - 1, blocks.shape[2])}
-            observations.append(observation)
-        return observations
+        self._gather()
+        kernels.observe(self.positions, self._quaternions, self._velocities, self._rates,
+                        self._aux, self.actions, self.health, self.in_play, self.team,
+                        self.angle_representation == "quaternion", self._observation_low,
+                        self._observation_high, self._observations)
+        if self.flatten_observation:
+            return [self._observations[i].copy() for i in indices]
+        own = self.attitudes[0].size + 1
+        block = (self._observations.shape[1] - own) // (self.num_drones - 1)
+        return [{"self": self._observations[i, :own].copy(),
+                 "others": self._observations[i, own:].reshape(-1, block).copy()}
+                for i in indices]
 
     # ----------------------------------------------------------------- mechanics
-    def _update_ranges(self) -> None:
-        """Refresh the distances and along-nose offsets between all pairs (for the guns)."""
-        for forward, drone in zip(self._forwards, self.drones):
-            forward[:] = drone.rotation_matrix[:, 0]
-        self._distance_sq, self._ahead = ranges_and_ahead(self.gather_positions(),
-                                                          self._forwards)
+    def _gather_poses(self) -> None:
+        for i, drone in enumerate(self.drones):
+            self.positions[i] = drone.state[3]
+            self._quaternions[i] = drone.quaternion
 
     def reset_task(self) -> None:
         self.hits_received_total[:] = 0
         self.pair_hits_total[:] = 0
         self.health[:] = 1.0
         self.team_win = None
-        self._update_ranges()
-        self._previous_cost = self._engagement_costs()
+        self._gather_poses()
+        kernels.engagement_costs(self.positions, self._quaternions, self._previous_cost)
         for info in self.infos:
             info.update(health=1.0, received_hits=0, dealt_hits=0, dead=False, team_win=None)
 
     def after_aviary_step(self) -> None:
-        self._update_ranges()
+        self._gather_poses()
         in_play = self.in_play
-        can_hit = self._enemies & in_play[:, None] & in_play[None, :]
-        hits = hit_matrix(self._distance_sq, self._ahead, self.lethal_distance,
-                          self.lethal_angle_radians, can_hit)
-        if not hits.any():
-            return
-        physics_steps = self.aviary.updates_per_step
-        received = physics_steps * hits.sum(axis=0)
-        self._step_dealt += physics_steps * hits.sum(axis=1)
-        self._step_received += received
-        self.hits_received_total += received
-        self.pair_hits_total += physics_steps * hits
-        np.maximum(1.0 - self.damage_per_hit * self.hits_received_total, 0.0, out=self.health)
-        destroyed = in_play & (self.health <= 0.0)
-        if destroyed.any():
-            self.remove_from_play(destroyed)
-
-    def _engagement_costs(self) -> np.ndarray:
-        """(n, n) dense-shaping cost of i engaging j: distance and angle off i's nose."""
-        return (CLOSING_WEIGHT * np.sqrt(self._distance_sq)
-                + AIM_WEIGHT * aim_angles(self._distance_sq, self._ahead))
+        was_in_play = in_play.copy()
+        destroyed = kernels.score_hits(
+            self.positions, self._quaternions, self.team, in_play, self.lethal_distance,
+            self._cos_lethal_sq, self.aviary.updates_per_step, self.damage_per_hit,
+            self._step_dealt, self._step_received, self.hits_received_total,
+            self.pair_hits_total, self.health)
+        if destroyed:
+            in_play[:] = was_in_play  # remove_from_play takes them out (and disarms them)
+            self.remove_from_play(was_in_play & (self.health <= 0.0))
 
     def task_rewards(self) -> np.ndarray:
         in_play = self.in_play
         dealt, received = self._step_dealt, self._step_received
-        caution = 1.0 - self.aggressiveness
-        own = DAMAGE_REWARD * self.damage_per_hit * (dealt - caution * received)
-        team_total = np.bincount(self.team, weights=own, minlength=TEAMS)[self.team]
-        rewards = own + self.cooperativeness * (team_total - own)
+        self._gather_poses()
+        kernels.engagement_costs(self.positions, self._quaternions, self._cost)
+        # the failure penalty replaces a failed agent's reward in the base class
+        winner = kernels.step_rewards(dealt, received, self.team, in_play, self._no_failures,
+                                      self._previous_cost, self._cost, self.damage_per_hit,
+                                      self.aggressiveness, self.cooperativeness,
+                                      self.sparse_reward, self._rewards)
         if not self.sparse_reward:
-            cost = self._engagement_costs()
-            targets = self._enemies & in_play[None, :]
-            # Both costs over the enemies still in play, so a kill does not jump the shaping.
-            rewards += _best_decrease(self._previous_cost, cost, targets)
-            # The same for the enemies' costs of engaging each agent (columns): a threat.
-            rewards -= caution * _best_decrease(self._previous_cost.T, cost.T, targets)
-            self._previous_cost = cost
-        standing = [bool(in_play[self.team == t].any()) for t in range(TEAMS)]
-        if not all(standing):
+            self._previous_cost[:] = self._cost
+        if winner != rules.UNDECIDED:
             self.episode_over = True
-            if any(standing):
-                self.team_win = standing.index(True)
-                rewards += np.where(self.team == self.team_win, WIN_REWARD, -WIN_REWARD)
+            self.team_win = winner if winner != rules.DRAW else None
         for i, info in enumerate(self.infos):
             info.update(health=float(self.health[i]), received_hits=int(received[i]),
                         dealt_hits=int(dealt[i]), dead=not in_play[i], team_win=self.team_win)
         self._step_dealt[:] = 0
         self._step_received[:] = 0
-        return rewards
-
-
-def _best_decrease(before: np.ndarray, after: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """(n,) decrease of the row minimum over ``mask`` from ``before`` to ``after`` (n, n);
-    0 for rows with nothing masked in."""
-    engaged = mask.any(axis=1)
-    decrease = np.zeros(mask.shape[0])
-    decrease[engaged] = (np.where(mask, before, np.inf).min(axis=1)[engaged]
-                         - np.where(mask, after, np.inf).min(axis=1)[engaged])
-    return decrease
-
-
-def _check_weight(name: str, value: object) -> float:
-    weight = check_finite(name, value)
-    if not 0.0 <= weight <= 1.0:
-        raise ValueError(f"{name} must be within [0, 1], got {value!r}")
-    return weight
-
-
-def _check_range(low_name: str, low: object, high_name: str, high: object,
-                 floor: float | None) -> tuple[float, float]:
-    """(low, high) of a spawn range: finite, ``low <= high``, ``low >= floor`` (``None``:
-    ``low > 0``)."""
-    low_value, high_value = check_finite(low_name, low), check_finite(high_name, high)
-    if (low_value < floor) if floor is not None else (low_value <= 0.0):
-        bound = f">= {floor:g}" if floor is not None else "> 0"
-        raise ValueError(f"{low_name} must be {bound} m, got {low!r}")
-    if high_value < low_value:
-        raise ValueError(f"{high_name} ({high!r}) must be >= {low_name} ({low!r})")
-    return low_value, high_value
+        return self._rewards.copy()

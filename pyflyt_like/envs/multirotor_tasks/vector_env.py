@@ -10,9 +10,10 @@ from gymnasium.vector.utils import batch_space
 
 from pyflyt_like.batch.memory import engine_bytes
 from pyflyt_like.common.multirotor_model import load_multirotor_model
-from pyflyt_like.common.validation import check_memory, check_positive_int, check_seed
+from pyflyt_like.common.validation import check_memory, check_positive_int
 
 from ..base.rendering import DEFAULT_RENDER_RESOLUTION, check_render_resolution
+from ..base.vector_seeding import checked_vector_seed, list_seeded_generator
 from .actions import action_size, check_actions
 from .backends.batched import BatchBackend
 from .episodes import Episodes, estimated_bytes, single_spaces, task_class
@@ -91,34 +92,19 @@ class MultirotorVectorEnv(VectorEnv):
             TypeError, ValueError: a bad ``seed``, ``options`` or mask, naming it; the env
                 is left exactly as it was.
         """
-        seeds = self._checked_seed(seed)
+        seeds = checked_vector_seed(seed, self.num_envs)
         mask = self._reset_mask_of(options)
         # everything is checked: from here on the env changes
         if seeds is None and self._seed is not None:
             seeds, self._seed = self._seed, None
         if isinstance(seeds, list):
             super().reset()
-            self.np_random = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seeds)))
+            self.np_random = list_seeded_generator(seeds)
         else:
             super().reset(seed=seeds)
         observation = self.episodes.reset(mask, self.np_random)
         self._autoreset &= ~mask
         return observation.copy(), self._infos()
-
-    def _checked_seed(self, seed: object) -> int | list[int] | None:
-        """``seed`` checked: None, an int, or a list of num_envs ints."""
-        if not isinstance(seed, (list, tuple)):
-            try:
-                return check_seed("seed", seed)
-            except (TypeError, ValueError) as error:
-                raise type(error)(f"seed must be None, an integer in [0, 2**63) or a list of "
-                                  f"num_envs={self.num_envs} such integers, got "
-                                  f"{seed!r}") from None
-        if len(seed) != self.num_envs:  # a TypeError, as it always was: callers catch it
-            raise TypeError(f"seed must be None, an integer in [0, 2**63) or a list of "
-                             f"num_envs={self.num_envs} such integers, got a list of "
-                             f"{len(seed)}")
-        return [_checked_list_seed(i, s) for i, s in enumerate(seed)]
 
     def _reset_mask_of(self, options: object) -> np.ndarray:
         """The (num_envs,) bool mask of checked reset ``options`` (all envs by default)."""
@@ -192,16 +178,6 @@ class MultirotorVectorEnv(VectorEnv):
         if self._view is not None:
             self._view.close()
             self._view = None
-
-
-def _checked_list_seed(index: int, value: object) -> int:
-    try:
-        if value is None:  # one generator cannot be half seeded
-            raise TypeError
-        return check_seed(f"seed[{index}]", value)
-    except (TypeError, ValueError) as error:
-        raise type(error)(f"seed[{index}] must be an integer in [0, 2**63) (a list of seeds "
-                          f"holds no None), got {value!r}") from None
 
 
 def _check_env_memory(num_envs: int, feature_size: int, options: TaskOptions) -> None:

@@ -8,17 +8,9 @@ import numpy as np
 import pybullet
 import pytest
 
-from pyflyt_like.common.angles import quaternions_to_euler
 from pyflyt_like.envs import MAFixedwingDogfightEnv
 from pyflyt_like.envs.base.aviary_env import FAILURE_PENALTY
-from pyflyt_like.envs.multi_agent.dogfight_rules import (
-    aim_angles,
-    body_frame_differences,
-    hit_matrix,
-    ranges_and_ahead,
-    relative_quaternions,
-)
-from pyflyt_like.envs.multi_agent.fixedwing_dogfight import DAMAGE_REWARD, WIN_REWARD
+from pyflyt_like.rules.dogfight import DAMAGE_REWARD, WIN_REWARD
 
 from .._ma_checks import (
     assert_aec_api_clean,
@@ -304,44 +296,6 @@ def test_observation_holds_the_enemy_in_the_own_body_frame(env):
     np.testing.assert_allclose(np.abs(block[6:10]), (0, 0, 0, 1), atol=1e-6)  # same attitude
     assert block[10] == 1.0 and block[11] == 0.0  # full health, enemy
     assert observation[24 + 11] == 1.0  # uav_1 is an ally
-
-
-def test_pair_geometry_matches_pybullet():
-    rng = np.random.default_rng(0)
-    eulers = rng.uniform(-1.2, 1.2, (5, 3))
-    quaternions = np.array([pybullet.getQuaternionFromEuler(e.tolist()) for e in eulers])
-    rotations = np.array([np.reshape(pybullet.getMatrixFromQuaternion(q), (3, 3))
-                          for q in quaternions])
-    relative = relative_quaternions(quaternions)
-    for i in range(5):
-        for j in range(5):
-            matrix = np.reshape(pybullet.getMatrixFromQuaternion(relative[i, j]), (3, 3))
-            np.testing.assert_allclose(matrix, rotations[i].T @ rotations[j], atol=1e-12)
-            np.testing.assert_allclose(quaternions_to_euler(relative[i, j]),
-                                       pybullet.getEulerFromQuaternion(relative[i, j]),
-                                       atol=1e-9)
-    positions = rng.uniform(-5, 5, (5, 3))
-    offsets = body_frame_differences(positions, rotations)
-    np.testing.assert_allclose(offsets[1, 3], rotations[1].T @ (positions[3] - positions[1]))
-
-
-def test_hit_matrix_cone_edges():
-    positions = np.array([[0.0, 0.0, 0.0], [19.0, 19.0 * math.tan(0.069), 0.0],
-                          [19.0, 19.0 * math.tan(0.071), 0.0], [20.5, 0.0, 0.0]])
-    forwards = np.tile((1.0, 0.0, 0.0), (4, 1))
-    distance_sq, ahead = ranges_and_ahead(positions, forwards)
-    hits = hit_matrix(distance_sq, ahead, 20.0, 0.07, ~np.eye(4, dtype=bool))
-    assert hits[0].tolist() == [False, True, False, False]
-    assert not hits[1:].any()  # the others all point +x, with no one ahead in range
-    np.testing.assert_allclose(aim_angles(distance_sq, ahead)[0], (0.0, 0.069, 0.071, 0.0))
-    # turned 0.1 rad left, the shooter has both off-nose targets in its cone; turned right,
-    # neither
-    can_hit = ~np.eye(4, dtype=bool)
-    for yaw, expected in ((0.1, [False, True, True, False]), (-0.1, [False] * 4)):
-        turned = forwards.copy()
-        turned[0] = (math.cos(yaw), math.sin(yaw), 0.0)
-        hits = hit_matrix(*ranges_and_ahead(positions, turned), 20.0, 0.07, can_hit)
-        assert hits[0].tolist() == expected
 
 
 def test_bad_options_raise_clear_errors():
