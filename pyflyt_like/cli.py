@@ -182,8 +182,16 @@ def _run_quietly(run: Callable[..., int], args: argparse.Namespace) -> int:
 
 
 def _run_fly(args: argparse.Namespace) -> int:
+    import functools
+
     from .missions.command import run
 
+    if args.rerun is not None:  # the viz extra; missions may not import integrations
+        try:
+            from .integrations.rerun.mission_recorder import MissionRecorder
+        except ImportError as error:
+            raise UsageError(f"--rerun: {error}") from None
+        run = functools.partial(run, rerun_recorder=MissionRecorder)
     if args.gui:
         return run(args, UsageError, CommandError, sys.stdout, sys.stderr)
     return _run_quietly(run, args)
@@ -200,11 +208,24 @@ def _run_sweep(args: argparse.Namespace) -> int:
     return _run_quietly(run, args)
 
 
+def _add_replay_arguments(parser: argparse.ArgumentParser) -> None:
+    from .integrations.rerun.replay_command import add_arguments
+    add_arguments(parser)
+
+
+def _run_replay(args: argparse.Namespace) -> int:
+    from .integrations.rerun.replay_command import run
+
+    return run(args, UsageError, CommandError, sys.stdout)
+
+
 COMMANDS: tuple[Command, ...] = (
     Command("fly", "fly a waypoint mission file (or the bundled one) and write its report",
             _add_fly_arguments, _run_fly),
     Command("sweep", "fly a mission over a grid of parameter values (on Ray) into one CSV",
             _add_sweep_arguments, _run_sweep),
+    Command("replay", "turn mission flight logs (CSV) into a Rerun recording (viz extra)",
+            _add_replay_arguments, _run_replay),
     Command("demo", "fly a QuadX through four waypoints (headless unless --gui) and report",
             _add_demo_arguments, _run_demo),
 )

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from .mission import Mission, MissionError
 
@@ -25,6 +26,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="record a chase-camera video headless (needs the video extra)")
     parser.add_argument("--acmi", metavar="FILE.acmi", default=None,
                         help="write a Tacview replay (text ACMI 2.2) of every vehicle")
+    parser.add_argument("--rerun", metavar="FILE.rrd", nargs="?", const="", default=None,
+                        help="record the flight for Rerun into FILE.rrd, or, with no file, "
+                             "into the running Rerun viewer (needs the viz extra)")
 
 
 def load(path: str | None) -> Mission:
@@ -49,7 +53,8 @@ def _progress_bar(stream: TextIO, width: int = 30):
 
 
 def run(args: argparse.Namespace, usage_error: type[Exception],
-        command_error: type[Exception], out: TextIO, err: TextIO) -> int:
+        command_error: type[Exception], out: TextIO, err: TextIO,
+        rerun_recorder: Callable[..., Any] | None = None) -> int:
     """Fly the mission; exit 0 when completed, 1 when a vehicle failed or crashed.
 
     Everything that can be checked is checked before flying and raised as ``usage_error``
@@ -57,6 +62,10 @@ def run(args: argparse.Namespace, usage_error: type[Exception],
     the report fails after the flight, the outcome and the table are printed first, then
     ``command_error`` (exit 1) is raised. Reports go to ``out`` and the progress bar to
     ``err`` (when it is a terminal).
+
+    ``rerun_recorder(mission, path_or_None, name=...)`` makes the recorder of ``--rerun``
+    (the viz extra's ``MissionRecorder``; the command line passes it in, as this layer may
+    not import integrations). The recording is finished after the report is written.
     """
     from ..core.utils.display import display_available
     from .report import format_summary_table
@@ -66,6 +75,9 @@ def run(args: argparse.Namespace, usage_error: type[Exception],
         raise command_error("--gui needs a display, but DISPLAY is not set")
     if args.seed < 0:
         raise usage_error(f"--seed must be >= 0, got {args.seed}")
+    rerun_value = getattr(args, "rerun", None)
+    if args.mission is None and rerun_value and rerun_value.lower().endswith((".yaml", ".yml")):
+        args.mission, args.rerun = rerun_value, ""  # `--rerun MISSION.yaml`: no file given
     try:
         mission = load(args.mission)
     except MissionError as error:
@@ -76,12 +88,17 @@ def run(args: argparse.Namespace, usage_error: type[Exception],
                            acmi_name="--acmi")
     except (OSError, ValueError, ImportError) as error:
         raise usage_error(str(error)) from None
+    rerun = _rerun_recorder(args, mission, rerun_recorder, usage_error)
     progress = None if args.no_progress else _progress_bar(err)
     try:
         flight = fly_mission(mission, gui=args.gui, seed=args.seed, progress=progress,
-                             record_video=args.video is not None)
-    except MissionError as error:
-        raise usage_error(str(error)) from None
+                             record_video=args.video is not None, step_recorder=rerun)
+    except BaseException as error:
+        if rerun is not None:
+            rerun.discard()
+        if isinstance(error, MissionError):
+            raise usage_error(str(error)) from None
+        raise
     finally:
         if progress is not None:
             err.write("\n")
@@ -94,7 +111,29 @@ def run(args: argparse.Namespace, usage_error: type[Exception],
     try:
         written = flight.write_report(output, args.video, args.acmi)
     except OSError as error:
+        if rerun is not None:
+            rerun.discard()
         raise command_error(f"cannot write the report: {error}") from None
+    if rerun is not None:
+        try:
+            recording = rerun.finish(flight)
+        except OSError as error:
+            raise command_error(f"cannot write the Rerun recording: {error}") from None
+        if recording is not None:
+            written.append(recording)
     print(f"wrote {len(written)} files to {output}", file=out)
     out.flush()
     return result.exit_code
+
+
+def _rerun_recorder(args: argparse.Namespace, mission: Mission,
+                    make: Callable[..., Any] | None, usage_error: type[Exception]) -> Any:
+    """The recorder of ``--rerun`` (None without the flag), its destination checked."""
+    if args.rerun is None:
+        return None
+    if make is None:
+        raise usage_error('--rerun needs the viz extra: pip install "pyflyt_like[viz]"')
+    try:
+        return make(mission, args.rerun or None, name="--rerun")
+    except (OSError, ValueError, ImportError) as error:
+        raise usage_error(str(error)) from None

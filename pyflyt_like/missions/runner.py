@@ -250,12 +250,14 @@ def run_mission(mission: Mission, output_dir: str | Path | None = None, gui: boo
 
 def fly_mission(mission: Mission, gui: bool = False, seed: int = 0,
                 progress: Callable[[float, float], None] | None = None,
-                record_video: bool = False) -> Flight:
+                record_video: bool = False, step_recorder: Any = None) -> Flight:
     """Fly ``mission`` and return the :class:`Flight`, writing nothing.
 
     ``record_video``: capture chase-camera frames of the first vehicle (video extra), to be
-    written by :meth:`Flight.write_report`. Other arguments and errors as
-    :func:`run_mission`.
+    written by :meth:`Flight.write_report`. ``step_recorder``: an object with ``begin(aviary)``,
+    called once the aviary is built, and ``record()``, called after every step (e.g. the
+    viz extra's ``MissionRecorder``, which the command line passes in: this layer may not
+    import it). Other arguments and errors as :func:`run_mission`.
     """
     with build_aviary(mission, gui=gui, seed=seed) as aviary:
         try:
@@ -279,6 +281,8 @@ def fly_mission(mission: Mission, gui: bool = False, seed: int = 0,
         recorder = None
         if record_video:
             recorder = VideoRecorder(aviary, aviary.drones[0])
+        if step_recorder is not None:
+            step_recorder.begin(aviary)
         time = 0.0
         while time < mission.duration_limit and not all(
                 p.done or c for p, c in zip(pilots, crashed)):
@@ -305,6 +309,8 @@ def fly_mission(mission: Mission, gui: bool = False, seed: int = 0,
                 touching[i] = contact
             if recorder is not None:
                 recorder.capture()
+            if step_recorder is not None:
+                step_recorder.record()
             if progress is not None:
                 progress(time, mission.duration_limit)
         results = []
