@@ -122,8 +122,11 @@ def build_advance(pipeline: ModuleType, user_stages: Sequence[UserStage]):
 
 
 def _compile_advance(pipeline: ModuleType, step_stages: Sequence[UserStage]):
-    namespace: dict[str, Any] = {"prange": prange, "BLOCKS": pipeline.BLOCKS,
-                                 "prepare": pipeline.prepare}
+    # A module name numba can import: compiling the generated kernel compiles (and caches)
+    # the shared functions it inlines, and a cache entry made under no module name
+    # ("<dynamic>") could not be loaded by a later process.
+    namespace: dict[str, Any] = {"__name__": __name__, "prange": prange,
+                                 "BLOCKS": pipeline.BLOCKS, "prepare": pipeline.prepare}
     lines = []
     for name, function in pipeline.STAGES.items():
         namespace[f"stage_{name}"] = function

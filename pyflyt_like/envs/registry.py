@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any
 
-__all__ = ["BATCHED_FIXEDWING_TASKS", "ENVS", "MULTIROTOR_TASKS", "MULTIROTOR_TASK_CLASSES", "MULTI_AGENT_SCENES",
-           "PYBULLET_TASKS", "EnvEntry", "env_id", "load"]
+__all__ = ["BATCHED_FIXEDWING_TASKS", "ENVS", "MULTIROTOR_TASKS", "MULTIROTOR_TASK_CLASSES",
+           "MULTI_AGENT_SCENES", "PYBULLET_TASKS", "EnvEntry", "env_id", "load"]
 
 NAMESPACE = "pyflyt_like"
 PACKAGE = "pyflyt_like.envs"

@@ -14,7 +14,6 @@ from gymnasium.vector.utils import batch_space
 from pyflyt_like.batch import BatchedAviary
 from pyflyt_like.batch.world_random import world_streams
 from pyflyt_like.common.validation import as_float_array, check_agent_hz, check_positive_int
-from pyflyt_like.rules import dogfight as rules
 
 from ..base.vector_seeding import checked_vector_seed, list_seeded_generator
 from ..base.vehicle_actions import fixedwing_action_mapping
@@ -147,7 +146,7 @@ class DogfightVectorEnv(VectorEnv):
         self._seed = checked_vector_seed(seed, num_envs)
         self._started = False
         if opponent == "scripted":
-            from .pursuit_pilot import PursuitPilot  # numpy only; loaded when asked for
+            from ..multi_agent.pursuit_pilot import PursuitPilot  # numpy only; loaded here
 
             opponent = PursuitPilot(self)
         self.opponent = None if self.self_play else opponent
