@@ -25,6 +25,7 @@ _EXPORTS = {
     "DogfightRecorder": "pyflyt_like.envs.multi_agent.acmi_recorder:DogfightRecorder",
     "PursuitPilot": "pyflyt_like.envs.multi_agent.pursuit_pilot:PursuitPilot",
     "DogfightVectorEnv": "pyflyt_like.envs.dogfight.vector_env:DogfightVectorEnv",
+    "DogfightVectorRecorder": "pyflyt_like.envs.dogfight.acmi_recorder:DogfightVectorRecorder",
     **{registry.attribute_name(entry_point): entry_point for entry_point in (
         *(entry.parallel_entry_point for entry in registry.MULTI_AGENT_SCENES),
         *(entry.entry_point for entry in registry.PYBULLET_TASKS),

@@ -33,7 +33,7 @@ _STAT_NAMES = ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fracti
 
 def train_ppo(vector_env: VectorEnv, config: PPOConfig,
               callback: Callable[[dict[str, Any]], bool | None] | None = None,
-              ) -> tuple[PPOPolicy, list[dict[str, Any]]]:
+              policy: PPOPolicy | None = None) -> tuple[PPOPolicy, list[dict[str, Any]]]:
     """Train a :class:`PPOPolicy` on ``vector_env``.
 
     The env must be a Gymnasium 1.x ``VectorEnv`` with 1-D Box single observation and action
@@ -48,6 +48,10 @@ def train_ppo(vector_env: VectorEnv, config: PPOConfig,
         config: hyperparameters.
         callback: None, or called with each history row after its iteration; returning
             False stops training (None or anything else continues).
+        policy: None for a fresh policy (``config``'s sizes, seeded from ``config.seed``),
+            or a policy to train further, in place (its sizes must fit the env; the
+            optimiser starts afresh). Self-play passes its own, to snapshot it for the
+            opponents while it trains.
 
     Returns:
         The trained policy and one history dict per iteration with ``iteration`` (from 1),
@@ -87,8 +91,14 @@ def train_ppo(vector_env: VectorEnv, config: PPOConfig,
     n_iterations = math.ceil(config.total_steps / batch)
     seed = secrets.randbits(63) if config.seed is None else config.seed
 
-    policy = PPOPolicy.from_spaces(vector_env.single_observation_space,
-                                   vector_env.single_action_space, config, seed=seed)
+    if policy is None:
+        policy = PPOPolicy.from_spaces(vector_env.single_observation_space,
+                                       vector_env.single_action_space, config, seed=seed)
+    elif not isinstance(policy, PPOPolicy):
+        raise TypeError(f"policy must be None or a PPOPolicy, got {policy!r}")
+    elif (policy.obs_dim, policy.act_dim) != (obs_dim, act_dim):
+        raise ValueError(f"policy has obs_dim={policy.obs_dim}, act_dim={policy.act_dim}; "
+                         f"the env has {obs_dim} and {act_dim}")
     gen = torch.Generator().manual_seed(seed)
     optimizer = _make_adam(policy, config.learning_rate)
     buffers = RolloutBuffers.allocate(n_steps, n_envs, obs_dim, act_dim)

@@ -17,9 +17,9 @@ from pyflyt_like.common.acmi import (
     check_acmi_path,
 )
 
+from ..dogfight.acmi_episode import CRASHED, LEFT_AREA, SHOT_DOWN, AcmiDogfightEpisode
 from .fixedwing_dogfight import MAFixedwingDogfightEnv
 
-TEAM_COLORS = ("Red", "Blue")  # team 0, team 1
 EPISODE_FIELD = "{episode}"
 
 
@@ -90,12 +90,7 @@ class DogfightRecorder(BaseParallelWrapper):
         self._title = title
         # Fail now, not at the end of the first episode, on a bad reference.
         AcmiWriter(self._episode_path(0), title="check", **self._options)
-        n = dogfight.num_drones
-        self._names = [f"team {dogfight.team[i]} / uav {i}" for i in range(n)]
-        self._enemies = dogfight.team[:, None] != dogfight.team[None, :]
-        self._last_shooter = np.full(n, -1)
-        self._health = np.ones(n)
-        self._writer: AcmiWriter | None = None
+        self._episode: AcmiDogfightEpisode | None = None
 
     # ----------------------------------------------------------------- ParallelEnv
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -107,15 +102,10 @@ class DogfightRecorder(BaseParallelWrapper):
         dogfight = self._dogfight
         title = self._title or f"dogfight episode {self.episode}"
         comments = {} if seed is None else {"Comments": f"reset(seed={seed})"}
-        self._writer = writer = AcmiWriter(self._episode_path(self.episode), title=title,
-                                           properties=comments, **self._options)
-        for i, name in enumerate(self._names):
-            team = int(dogfight.team[i])
-            writer.add_object(i + 1, name, "Air+FixedWing", color=TEAM_COLORS[team],
-                              coalition=f"team {team}")
-        self._health = dogfight.health.copy()
-        self._last_shooter[:] = -1
-        self._write_frame(np.flatnonzero(dogfight.in_play))
+        self._episode = AcmiDogfightEpisode(self._episode_path(self.episode), dogfight.team,
+                                            title, comments, **self._options)
+        self._episode.frame(dogfight.aviary.elapsed_time, np.flatnonzero(dogfight.in_play),
+                            *self._poses())
         return observations, infos
 
     def step(self, actions: dict[str, Any]):
@@ -124,7 +114,7 @@ class DogfightRecorder(BaseParallelWrapper):
         in_play_before = dogfight.in_play.copy()
         hits_before = dogfight.pair_hits_total.copy()
         result = self.env.step(actions)
-        if self._writer is not None:
+        if self._episode is not None:
             self._record_step(np.flatnonzero(in_play_before),
                               dogfight.pair_hits_total - hits_before, result[4])
             if not self.env.agents:
@@ -142,43 +132,24 @@ class DogfightRecorder(BaseParallelWrapper):
 
     def _record_step(self, stepped: np.ndarray, step_hits: np.ndarray,
                      infos: dict[str, dict]) -> None:
-        dogfight, writer = self._dogfight, self._writer
-        time = dogfight.aviary.elapsed_time
-        shooters, targets = np.nonzero(step_hits)
-        for i, j in zip(shooters.tolist(), targets.tolist()):
-            writer.event(time, "Message", [i + 1, j + 1],
-                         f"{self._names[i]} hit {self._names[j]}: {step_hits[i, j]} "
-                         f"hits; health {dogfight.health[j]:.3f}")
-        for j in set(targets.tolist()):
-            self._last_shooter[j] = int(np.argmax(step_hits[:, j]))
-        self._write_frame(stepped)
-        for i in stepped:
-            if dogfight.health[i] != self._health[i]:
-                writer.set_properties(time, int(i) + 1, {"Health": round(dogfight.health[i], 4)})
-                self._health[i] = dogfight.health[i]
+        dogfight = self._dogfight
+        losses = {}
         for i in stepped[~dogfight.in_play[stepped]]:
             info = infos.get(dogfight.possible_agents[i], {})
-            name = self._names[i]
-            if info.get("out_of_bounds"):
-                writer.event(time, "LeftArea", [i + 1], f"{name} left the flight dome")
-            elif info.get("collision"):
-                writer.event(time, "Destroyed", [i + 1], f"{name} crashed")
-            else:
-                shooter = self._last_shooter[i]
-                by = f" by {self._names[shooter]}" if shooter >= 0 else ""
-                writer.event(time, "Destroyed", [i + 1], f"{name} shot down{by}")
-            writer.remove(time, int(i) + 1)
-        if dogfight.team_win is not None and not self.env.agents:
-            writer.event(time, "Bookmark", (), f"team {dogfight.team_win} wins")
+            losses[int(i)] = (LEFT_AREA if info.get("out_of_bounds") else
+                              CRASHED if info.get("collision") else SHOT_DOWN)
+        team_win = dogfight.team_win if not self.env.agents else None
+        self._episode.step(dogfight.aviary.elapsed_time, stepped, step_hits, dogfight.health,
+                           *self._poses(), losses, team_win)
 
-    def _write_frame(self, indices: np.ndarray) -> None:
+    def _poses(self) -> tuple[np.ndarray, np.ndarray]:
+        """(n, 3) positions [m] and Euler angles [rad] of the aircraft (drone.state)."""
         drones = self._dogfight.drones
-        self._writer.frame(self._dogfight.aviary.elapsed_time, [int(i) + 1 for i in indices],
-                           [drones[i].state[3] for i in indices],
-                           [drones[i].state[1] for i in indices])
+        return (np.array([drone.state[3] for drone in drones]),
+                np.array([drone.state[1] for drone in drones]))
 
     def _finish(self) -> None:
         """Write the episode being recorded, if any."""
-        writer, self._writer = self._writer, None
-        if writer is not None:
-            self.written.append(writer.close())
+        episode, self._episode = self._episode, None
+        if episode is not None:
+            self.written.append(episode.close())
