@@ -4,6 +4,7 @@ by a list of per-env ints (as stable-baselines3 and ``SyncVectorEnv`` pass)."""
 from __future__ import annotations
 
 import numpy as np
+from gymnasium.vector import VectorEnv
 
 from pyflyt_like.common.validation import check_seed
 
@@ -27,9 +28,14 @@ def checked_vector_seed(seed: object, num_envs: int) -> int | list[int] | None:
     return [_checked_list_seed(i, s) for i, s in enumerate(seed)]
 
 
-def list_seeded_generator(seeds: list[int]) -> np.random.Generator:
-    """The generator of a list of seeds (seeded from the whole list)."""
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seeds)))
+def seed_vector_env(env: VectorEnv, seeds: int | list[int] | None) -> None:
+    """Seed ``env.np_random`` from checked ``seeds`` (:func:`checked_vector_seed`): as
+    ``VectorEnv.reset`` does for None or an int, from the whole list for a list."""
+    if isinstance(seeds, list):
+        VectorEnv.reset(env)
+        env.np_random = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seeds)))
+    else:
+        VectorEnv.reset(env, seed=seeds)
 
 
 def _checked_list_seed(index: int, value: object) -> int:

@@ -15,7 +15,7 @@ from pyflyt_like.batch import BatchedAviary
 from pyflyt_like.batch.world_random import world_streams
 from pyflyt_like.common.validation import as_float_array, check_agent_hz, check_positive_int
 
-from ..base.vector_seeding import checked_vector_seed, list_seeded_generator
+from ..base.vector_seeding import checked_vector_seed, seed_vector_env
 from ..base.vehicle_actions import fixedwing_action_mapping
 from . import kernels
 from .options import dogfight_options, observation_bounds
@@ -180,11 +180,7 @@ class DogfightVectorEnv(VectorEnv):
                              f"its episode ends), got {options!r}")
         if seeds is None and self._seed is not None:
             seeds, self._seed = self._seed, None
-        if isinstance(seeds, list):
-            super().reset()
-            self.np_random = list_seeded_generator(seeds)
-        else:
-            super().reset(seed=seeds)
+        seed_vector_env(self, seeds)
         self.task.streams[:] = world_streams(self.np_random, self.n_worlds)
         self._call(self._all)
         self._restart[:] = False

@@ -13,7 +13,7 @@ from pyflyt_like.common.multirotor_model import load_multirotor_model
 from pyflyt_like.common.validation import check_memory, check_positive_int
 
 from ..base.rendering import DEFAULT_RENDER_RESOLUTION, check_render_resolution
-from ..base.vector_seeding import checked_vector_seed, list_seeded_generator
+from ..base.vector_seeding import checked_vector_seed, seed_vector_env
 from .actions import action_size, check_actions
 from .backends.batched import BatchBackend
 from .episodes import Episodes, estimated_bytes, single_spaces, task_class
@@ -97,11 +97,7 @@ class MultirotorVectorEnv(VectorEnv):
         # everything is checked: from here on the env changes
         if seeds is None and self._seed is not None:
             seeds, self._seed = self._seed, None
-        if isinstance(seeds, list):
-            super().reset()
-            self.np_random = list_seeded_generator(seeds)
-        else:
-            super().reset(seed=seeds)
+        seed_vector_env(self, seeds)
         observation = self.episodes.reset(mask, self.np_random)
         self._autoreset &= ~mask
         return observation.copy(), self._infos()
