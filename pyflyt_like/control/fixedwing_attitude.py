@@ -21,6 +21,7 @@ the vehicle YAML (``attitude_controller``).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -34,7 +35,8 @@ def heading_reference(r) -> float:
     Args:
         r: the body-to-ground rotation, row-major, 9 floats.
     """
-    x, y = r[0] - r[6] ** 3 * r[2], r[3] - r[6] ** 3 * r[5]
+    cube = r[6] ** 3
+    x, y = r[0] - cube * r[2], r[3] - cube * r[5]
     if x * x + y * y < 1e-12:  # not reachable by pitch and roll alone; any heading will do
         return math.atan2(r[3], r[0])
     return math.atan2(y, x)
@@ -67,15 +69,18 @@ def rotation_error(r, d):
     not as ``½ vee(dᵀ r − rᵀ d)``, whose size is sin θ: that error vanishes at θ = π, and
     an aircraft upside down with wings level would then feel no pull to roll upright.
     """
-    m00 = d[0] * r[0] + d[3] * r[3] + d[6] * r[6]
-    m01 = d[0] * r[1] + d[3] * r[4] + d[6] * r[7]
-    m02 = d[0] * r[2] + d[3] * r[5] + d[6] * r[8]
-    m10 = d[1] * r[0] + d[4] * r[3] + d[7] * r[6]
-    m11 = d[1] * r[1] + d[4] * r[4] + d[7] * r[7]
-    m12 = d[1] * r[2] + d[4] * r[5] + d[7] * r[8]
-    m20 = d[2] * r[0] + d[5] * r[3] + d[8] * r[6]
-    m21 = d[2] * r[1] + d[5] * r[4] + d[8] * r[7]
-    m22 = d[2] * r[2] + d[5] * r[5] + d[8] * r[8]
+    # Unpacked once: 54 subscripts cost more than the arithmetic in plain Python.
+    r00, r01, r02, r10, r11, r12, r20, r21, r22 = r
+    d00, d01, d02, d10, d11, d12, d20, d21, d22 = d
+    m00 = d00 * r00 + d10 * r10 + d20 * r20
+    m01 = d00 * r01 + d10 * r11 + d20 * r21
+    m02 = d00 * r02 + d10 * r12 + d20 * r22
+    m10 = d01 * r00 + d11 * r10 + d21 * r20
+    m11 = d01 * r01 + d11 * r11 + d21 * r21
+    m12 = d01 * r02 + d11 * r12 + d21 * r22
+    m20 = d02 * r00 + d12 * r10 + d22 * r20
+    m21 = d02 * r01 + d12 * r11 + d22 * r21
+    m22 = d02 * r02 + d12 * r12 + d22 * r22
     trace = m00 + m11 + m22
     # The largest of 4w², 4x², 4y², 4z² gives the best-conditioned square root.
     if trace >= max(m00, m11, m22):
@@ -112,10 +117,12 @@ def attitude_rates(r, roll: float, pitch: float, angle_kp, rate_limits, feedforw
     Args:
         angle_kp: (2,) [1/s]; rate_limits: (3,) [rad/s]; feedforward: (3,) [rad/s].
     """
-    error = rotation_error(r, desired_rotation_values(roll, pitch, heading_reference(r)))
-    return (min(max(feedforward[0] - angle_kp[0] * error[0], -rate_limits[0]), rate_limits[0]),
-            min(max(feedforward[1] - angle_kp[1] * error[1], -rate_limits[1]), rate_limits[1]),
-            min(max(feedforward[2], -rate_limits[2]), rate_limits[2]))
+    error_x, error_y, _ = rotation_error(r, desired_rotation_values(roll, pitch,
+                                                                   heading_reference(r)))
+    limit_x, limit_y, limit_z = rate_limits
+    return (min(max(feedforward[0] - angle_kp[0] * error_x, -limit_x), limit_x),
+            min(max(feedforward[1] - angle_kp[1] * error_y, -limit_y), limit_y),
+            min(max(feedforward[2], -limit_z), limit_z))
 
 
 class FixedwingAttitude:
@@ -167,6 +174,12 @@ class FixedwingAttitude:
             state: (4, 3) drone state (row 0: body rates).
             rotation: (3, 3) body-to-ground rotation matrix.
         """
-        roll, pitch, yaw_rate, _ = setpoint.tolist()
-        return self.commands(self.rate_setpoint(roll, pitch, rotation, (0.0, 0.0, yaw_rate)),
-                             state)
+        return self.step_values(setpoint.tolist(), state, rotation)
+
+    def step_values(self, setpoint: Sequence[float], state: np.ndarray,
+                    rotation: np.ndarray) -> list[float]:
+        """:meth:`step` with ``setpoint`` as Python floats (the vehicle's per-tick path: one
+        conversion of the setpoint, no intermediate calls)."""
+        rates = attitude_rates(rotation.ravel().tolist(), setpoint[0], setpoint[1],
+                               self.angle_kp, self.rate_limits, (0.0, 0.0, setpoint[2]))
+        return self.rate.step_values(state[0].tolist(), rates)

@@ -75,8 +75,9 @@ def coefficients(alpha: float, deflection: float, flap_gain: float, alpha_0_base
     """(Cl, Cd, Cm) of one surface at angle of attack ``alpha`` and ``deflection`` [rad]."""
     shift = flap_gain * deflection
     alpha_0 = alpha_0_base - shift
-    stall_p = stall_p_base - (1.0 - STALL_LIFT_SHARE) * shift
-    stall_n = stall_n_base - (1.0 - STALL_LIFT_SHARE) * shift
+    stall_shift = (1.0 - STALL_LIFT_SHARE) * shift
+    stall_p = stall_p_base - stall_shift
+    stall_n = stall_n_base - stall_shift
     if stall_n <= alpha <= stall_p:  # attached flow
         cl = cl_alpha * (alpha - alpha_0)
         induced = cl / (math.pi * aspect)
@@ -84,7 +85,8 @@ def coefficients(alpha: float, deflection: float, flap_gain: float, alpha_0_base
         cos_e = math.cos(effective)
         tangential = cd_0 * cos_e
         normal = (cl + tangential * math.sin(effective)) / cos_e
-        cd = normal * math.sin(effective + induced) + tangential * math.cos(effective + induced)
+        total = effective + induced  # not alpha - alpha_0 exactly: kept as the formula's
+        cd = normal * math.sin(total) + tangential * math.cos(total)
     else:  # stalled: flat plate; the induced angle fades out towards 90 degrees
         edge = stall_p if alpha > stall_p else stall_n
         edge_induced = cl_alpha * (edge - alpha_0) / (math.pi * aspect)

@@ -92,13 +92,31 @@ class BoringBodies:
 
     def physics_update(self) -> None:
         """Apply the drag force of each body at its link origin, in the link frame."""
-        # A few bodies per drone: Python floats beat numpy's per-call overhead here.
         uav, client, frame = self.uav_id, self.client_id, pybullet.LINK_FRAME
-        for link, (vx, vy, vz), (kx, ky, kz) in zip(self.body_ids, self.local_air_velocity.tolist(),
-                                                    self._half_rho_cd_a):
-            pybullet.applyExternalForce(uav, link, (quadratic_drag(vx, kx), quadratic_drag(vy, ky),
-                                                    quadratic_drag(vz, kz)),
-                                        (0.0, 0.0, 0.0), frame, physicsClientId=client)
+        for link, force in zip(self.body_ids, self.forces()):
+            pybullet.applyExternalForce(uav, link, force, (0.0, 0.0, 0.0), frame,
+                                        physicsClientId=client)
+
+    def forces(self, local_air_velocity: Sequence[Sequence[float]] | None = None
+               ) -> list[tuple[float, float, float]]:
+        """The drag force [N] of every body along its own x, y, z axes (link frame), not
+        applied: a vehicle that sums it with other loads on its base applies them once.
+
+        Args:
+            local_air_velocity: (n, 3) body-frame air velocity [m/s] of every body, kept as
+                ``local_air_velocity`` (what :meth:`state_update` works out); ``None`` takes
+                the last one kept.
+        """
+        if local_air_velocity is None:
+            local_air_velocity = self.local_air_velocity.tolist()
+        elif len(local_air_velocity) != len(self.body_ids):
+            raise ValueError(f"local_air_velocity must have one (3,) row per body "
+                             f"({len(self.body_ids)}), got {len(local_air_velocity)} rows")
+        else:
+            self.local_air_velocity[:] = local_air_velocity
+        # A few bodies per drone: Python floats beat numpy's per-call overhead here.
+        return [(quadratic_drag(vx, kx), quadratic_drag(vy, ky), quadratic_drag(vz, kz))
+                for (vx, vy, vz), (kx, ky, kz) in zip(local_air_velocity, self._half_rho_cd_a)]
 
 
 def wind_at(p, positions: np.ndarray) -> np.ndarray:

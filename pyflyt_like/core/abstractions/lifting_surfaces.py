@@ -193,13 +193,18 @@ class LiftingSurfaces:
         self._constants = list(zip(*(getattr(constants, name).tolist() for name in (
             "flap_gain", "alpha_0_base", "stall_p_base", "stall_n_base", "aspect", "cl_alpha",
             "cd_0", "plate_loss"))))
-        # Everything the hot loop needs about surface i, in one tuple of floats: command
-        # index (-1: fixed), signed travel [rad], lag gain, rho S / 2, chord, coefficients.
-        self._per_surface = list(zip(
-            [-1 if c is None else int(c) for c in self.command_ids],
-            constants.travel.tolist(), self._lag_gain.tolist(),
-            constants.half_rho_area.tolist(), self.chord.tolist(), self._constants))
-        self._scales = [0.0] * (3 * n)
+        # Everything the hot loop needs about surface i, in one flat tuple of floats (flat,
+        # so the coefficients take positional arguments, not a starred tuple): command
+        # index (-1: fixed, which reads the 0.0 appended to the commands), signed travel
+        # [rad], lag gain, rho S / 2, chord, then the coefficients' constants.
+        self._per_surface = [(index, travel, gain, half_rho_area, chord, *coefficient_constants)
+                             for index, travel, gain, half_rho_area, chord, coefficient_constants
+                             in zip([-1 if c is None else int(c) for c in self.command_ids],
+                                    constants.travel.tolist(), self._lag_gain.tolist(),
+                                    constants.half_rho_area.tolist(), self.chord.tolist(),
+                                    self._constants)]
+        # The length a command vector needs: one past the highest command index read.
+        self._command_size = 1 + max(surface[0] for surface in self._per_surface)
         self._flow = [0.0] * (2 * n)  # chordwise-forward then normal airflow [m/s]
         self._load_scales = np.zeros(3 * n)  # per surface: along forward, along lift, moment
 
@@ -260,8 +265,20 @@ class LiftingSurfaces:
             air, spin = base_air_velocity(self.p, self.uav_id)
             air_velocity = air if air_velocity is None else air_velocity
             angular_velocity = rotation @ spin if angular_velocity is None else angular_velocity
-        motion = np.concatenate((rotation @ air_velocity, angular_velocity))
-        self._flow = (self._flow_map @ motion).tolist()
+        self.flow_update(np.concatenate((rotation @ air_velocity, angular_velocity)))
+
+    def flow_update(self, motion: Sequence[float] | np.ndarray) -> None:
+        """Work out each surface's chordwise and normal airflow from the base's motion.
+
+        Args:
+            motion: (6,) the base's body-frame air velocity [m/s] (velocity − wind, in the
+                body frame) then its body-frame angular velocity [rad/s].
+        """
+        if len(motion) != 6:
+            raise ValueError(f"motion must have 6 values (body air velocity, body rates), got "
+                             f"{len(motion)}")
+        # ndarray.dot on a 6-vector costs half of the @ operator's dispatch.
+        self._flow = self._flow_map.dot(np.asarray(motion, dtype=float)).tolist()
 
     def aerodynamics(self, alpha: np.ndarray, deflection: np.ndarray
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -278,26 +295,46 @@ class LiftingSurfaces:
             command: the drone's surface command vector; surface i reads
                 ``command[command_id_i] * command_sign_i``.
         """
-        commands = command.tolist() if isinstance(command, np.ndarray) else list(command)
-        deflections = self.deflection.tolist()
-        flow, n = self._flow, len(deflections)
-        scales = self._scales
-        for i, (index, travel, gain, half_rho_area, chord, constants) in enumerate(
-                self._per_surface):
-            deflection = deflection_step(deflections[i], commands[index] if index >= 0 else 0.0,
-                                         travel, gain)
-            deflections[i] = deflection
-            forward, up = flow[i], flow[n + i]
-            cl, cd, cm = coefficients(angle_of_attack(forward, up), deflection, *constants)
-            scales[3 * i], scales[3 * i + 1], scales[3 * i + 2] = surface_loads(
-                forward, up, cl, cd, cm, half_rho_area, chord)
-        self.deflection[:] = deflections
-        self._load_scales[:] = scales
-        fx, fy, fz, tx, ty, tz = (self._wrench_map @ self._load_scales).tolist()
+        fx, fy, fz, tx, ty, tz = self.base_wrench(command)
         uav, client, frame = self.uav_id, self.client_id, pybullet.LINK_FRAME
         pybullet.applyExternalForce(uav, -1, (fx, fy, fz), (0.0, 0.0, 0.0), frame,
                                     physicsClientId=client)
         pybullet.applyExternalTorque(uav, -1, (tx, ty, tz), frame, physicsClientId=client)
+
+    def base_wrench(self, command: np.ndarray | Sequence[float]) -> list[float]:
+        """Advance deflections under ``command`` and return the loads without applying them.
+
+        The airflow is the last :meth:`state_update`'s (or :meth:`flow_update`'s); a vehicle
+        that sums these loads with others on its base applies them once, itself.
+
+        Args:
+            command: the drone's surface command vector, as :meth:`physics_update`'s.
+
+        Returns:
+            [fx, fy, fz, tx, ty, tz]: the force [N] at the base origin and the torque
+            [N m] about it of all surfaces, base frame (PyBullet's ``LINK_FRAME`` of link -1).
+        """
+        commands = command.tolist() if isinstance(command, np.ndarray) else list(command)
+        if len(commands) < self._command_size:
+            raise ValueError(f"command must have at least {self._command_size} values (the "
+                             f"surfaces' command_id), got {len(commands)}")
+        commands.append(0.0)  # what a fixed surface (command index -1) reads
+        flow, n = self._flow, len(self._per_surface)
+        deflections, scales = [], []
+        for deflection, forward, up, (index, travel, gain, half_rho_area, chord, flap_gain,
+                                      alpha_0_base, stall_p_base, stall_n_base, aspect, cl_alpha,
+                                      cd_0, plate_loss) in zip(
+                self.deflection.tolist(), flow[:n], flow[n:], self._per_surface):
+            deflection = deflection_step(deflection, commands[index], travel, gain)
+            deflections.append(deflection)
+            cl, cd, cm = coefficients(angle_of_attack(forward, up), deflection, flap_gain,
+                                      alpha_0_base, stall_p_base, stall_n_base, aspect,
+                                      cl_alpha, cd_0, plate_loss)
+            scales += surface_loads(forward, up, cl, cd, cm, half_rho_area, chord)
+        self.deflection[:] = deflections
+        # A new array each step (not a copy into the old one): the properties read it.
+        self._load_scales = np.array(scales)
+        return self._wrench_map.dot(self._load_scales).tolist()
 
 
 def _check_rotation(rotation_matrix: object) -> np.ndarray:

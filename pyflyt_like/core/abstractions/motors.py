@@ -86,6 +86,9 @@ class Motors:
                                        self._load_per_throttle2)
                       if all_rigid(self.client_id, self.uav_id, self.motor_ids) else None)
         self._base_wrench_rows = None if wrench_map is None else wrench_map.tolist()
+        # The same map by columns (one per motor) for base_wrench: a fixed-wing's single
+        # motor then costs one short list product instead of six sums.
+        self._base_wrench_columns = None if wrench_map is None else wrench_map.T.tolist()
         self._lag_gain_values = self._lag_gain.tolist()
         self._no_noise = [0.0] * n
         self.throttle = np.zeros(n)
@@ -129,21 +132,11 @@ class Motors:
         if rotation is not None:
             self._rotated_update(pwm, rotation)
             return
-        # A few motors per drone: Python floats beat numpy's per-call overhead here.
-        throttle = self.throttle.tolist()  # the array stays the state: writes to it count
-        noise = self._next_noise() if self._noisy else self._no_noise
-        squares = []
-        for i, command in enumerate(pwm.tolist()):
-            command = -1.0 if command < -1.0 else (1.0 if command > 1.0 else command)
-            value = throttle[i]
-            value += self._lag_gain_values[i] * (command - value)
-            value += value * noise[i]
-            throttle[i] = value
-            squares.append(value * abs(value))
-        self.throttle[:] = throttle
+        squares = self._advance(pwm)
         uav, client, frame = self.uav_id, self.client_id, pybullet.LINK_FRAME
         if self._base_wrench_rows is not None:
-            fx, fy, fz, tx, ty, tz = (sum(map(mul, row, squares)) for row in self._base_wrench_rows)
+            fx, fy, fz, tx, ty, tz = [sum(map(mul, row, squares))
+                                      for row in self._base_wrench_rows]
             pybullet.applyExternalForce(uav, -1, (fx, fy, fz), (0.0, 0.0, 0.0), frame,
                                         physicsClientId=client)
             pybullet.applyExternalTorque(uav, -1, (tx, ty, tz), frame, physicsClientId=client)
@@ -154,6 +147,54 @@ class Motors:
             apply_force(uav, link, load[:3], (0.0, 0.0, 0.0), frame, physicsClientId=client)
             apply_torque(uav, link, load[3:], frame, physicsClientId=client)
 
+    @property
+    def on_base(self) -> bool:
+        """Whether every motor is fixed rigidly to the base, so that :meth:`base_wrench`
+        can give their loads as one force and one torque on it."""
+        return self._base_wrench_rows is not None
+
+    def base_wrench(self, pwm: np.ndarray | Sequence[float]) -> list[float]:
+        """Advance the throttles as :meth:`physics_update` does and return the loads without
+        applying them (a vehicle that sums them with others on its base applies them once).
+
+        Args:
+            pwm: (n,) commands in [-1, 1] (clipped).
+
+        Returns:
+            [fx, fy, fz, tx, ty, tz]: the force [N] at the base origin and the torque [N m]
+            about it of all motors, base frame (PyBullet's ``LINK_FRAME`` of link -1).
+
+        Raises:
+            ValueError: a motor is not fixed rigidly to the base (see :attr:`on_base`).
+        """
+        if self._base_wrench_rows is None:
+            raise ValueError("base_wrench needs every motor fixed rigidly to the base "
+                             "(on_base is False); use physics_update")
+        squares = self._advance(pwm)
+        columns = self._base_wrench_columns
+        # Summed motor by motor, in physics_update's order (the same numbers).
+        wrench = [value * squares[0] for value in columns[0]]
+        for column, square in zip(columns[1:], squares[1:]):
+            wrench = [total + value * square for total, value in zip(wrench, column)]
+        return wrench
+
+    def _advance(self, pwm: np.ndarray | Sequence[float]) -> list[float]:
+        """One physics period of the throttles under ``pwm``; returns the signed squares
+        ``throttle |throttle|`` the loads scale with."""
+        # A few motors per drone: Python floats beat numpy's per-call overhead here.
+        throttle = self.throttle.tolist()  # the array stays the state: writes to it count
+        noise = self._next_noise() if self._noisy else self._no_noise
+        squares = []
+        commands = pwm.tolist() if isinstance(pwm, np.ndarray) else list(pwm)
+        for i, command in enumerate(commands):
+            command = -1.0 if command < -1.0 else (1.0 if command > 1.0 else command)
+            value = throttle[i]
+            value += self._lag_gain_values[i] * (command - value)
+            value += value * noise[i]
+            throttle[i] = value
+            squares.append(value * abs(value))
+        self.throttle[:] = throttle
+        return squares
 
     def _rotated_update(self, pwm: np.ndarray, rotation: np.ndarray) -> None:
         """The loads of :meth:`physics_update` with each thrust axis turned by ``rotation``."""

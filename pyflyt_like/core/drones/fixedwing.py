@@ -8,6 +8,7 @@ import numpy as np
 import pybullet
 
 from pyflyt_like.common.flight_modes import FlightMode
+from pyflyt_like.common.rotations import transpose_times_vector
 from pyflyt_like.common.validation import as_float_array
 from pyflyt_like.control.fixedwing_attitude import FixedwingAttitude
 from pyflyt_like.control.fixedwing_autopilot import FixedwingAutopilot
@@ -19,6 +20,10 @@ from ..abstractions.modal_drone import ModalDrone
 from ..abstractions.motors import Motors
 
 ALTITUDE_HOLD, CLIMB_RATE_HOLD = FlightMode.HEADING_AUTOPILOT, FlightMode.BANK_AUTOPILOT
+# The modes the control tick tells apart, as plain ints: an IntEnum member's lookup on its
+# class costs more than the comparison, on every tick.
+ACTUATORS, RATES = int(FlightMode.ACTUATORS), int(FlightMode.RATES)
+AUTOPILOT_MODES = (int(ALTITUDE_HOLD), int(CLIMB_RATE_HOLD))
 
 
 class Fixedwing(ModalDrone):
@@ -77,6 +82,7 @@ class Fixedwing(ModalDrone):
         dp = params["drag_params"]
         self.drag = BoringBodies(p, self.physics_period, np_random, self.Id, [-1],
                                  dp["drag_coefs"], dp["normal_areas"])
+        self._motor_on_base = self.motors.on_base  # else it applies its own loads
         self.mixer = as_float_array("mixer", params["mixer"], (SURFACE_COMMANDS, 3))
         self.attitude = FixedwingAttitude(params["attitude_controller"], self.control_period)
         self.autopilot = None
@@ -136,11 +142,11 @@ class Fixedwing(ModalDrone):
         return np.zeros(self.setpoint_size_of(mode))
 
     def control(self, mode: int, setpoint: np.ndarray) -> None:
-        if mode == FlightMode.ACTUATORS:
+        if mode == ACTUATORS:
             self.surface_command[:] = setpoint[:SURFACE_COMMANDS]  # the surfaces clip them
             self.thrust_command[0] = min(max(setpoint[SURFACE_COMMANDS], 0.0), 1.0)
             return
-        if mode in (ALTITUDE_HOLD, CLIMB_RATE_HOLD):
+        if mode in AUTOPILOT_MODES:
             first, airspeed_setpoint, _, last = setpoint.tolist()
             airspeed = self.airspeed
             if mode == ALTITUDE_HOLD:
@@ -151,25 +157,47 @@ class Fixedwing(ModalDrone):
                 bank, climb_rate = first, last
             rpy, throttle = self.autopilot.step(bank, airspeed_setpoint, climb_rate, self.state,
                                                 self.rotation_matrix, airspeed)
-            self.surface_command[:] = self.mixer @ np.array(rpy)
+            self._mix(*rpy)
             self.thrust_command[0] = throttle
             return
         # Clipped to their range before mixing: mixing huge commands (1e308) by a model's
         # mixer could overflow, and inf - inf is NaN.
-        if mode == FlightMode.RATES:
-            rpy = np.array([min(max(v, -1.0), 1.0) for v in setpoint[:3].tolist()])
+        values = setpoint.tolist()
+        if mode == RATES:
+            roll, pitch, yaw = [min(max(v, -1.0), 1.0) for v in values[:3]]
         else:
-            rpy = np.array(self.attitude.step(setpoint, self.state, self.rotation_matrix))
-        self.surface_command[:] = self.mixer @ rpy
-        self.thrust_command[0] = min(max(setpoint[3], 0.0), 1.0)
+            roll, pitch, yaw = self.attitude.step_values(values, self.state, self.rotation_matrix)
+        self._mix(roll, pitch, yaw)
+        self.thrust_command[0] = min(max(values[3], 0.0), 1.0)
+
+    def _mix(self, roll: float, pitch: float, yaw: float) -> None:
+        """Surface commands of [roll, pitch, yaw] commands through the mixer."""
+        # On Python floats (a 5 x 3 product costs more through numpy), each row summed in
+        # the batched engine's order.
+        self.surface_command[:] = [m_roll * roll + m_pitch * pitch + m_yaw * yaw
+                                   for m_roll, m_pitch, m_yaw in self.mixer.tolist()]
 
     def update_physics(self) -> None:
-        air = self.air_velocity()
-        self.surfaces.state_update(self.rotation_matrix.T, air, self.state[0])
-        self.surfaces.physics_update(self.surface_command)
-        self.drag.state_update(self.rotation_matrix.T, air)
-        self.drag.physics_update()
-        self.motors.physics_update(self.thrust_command)
+        # The whole airframe's loads as one force and one torque on the base, summed on
+        # Python floats: surfaces, then fuselage drag, then motor, as the batched engine
+        # sums them (batch/fixedwing/aerodynamics.py), and one pybullet call each.
+        rates, _, velocity, _ = self.state.tolist()  # body rates, body velocity
+        if self.p.wind_field is not None:  # the body-frame air velocity instead
+            velocity = list(transpose_times_vector(self.rotation_matrix.ravel().tolist(),
+                                                   *self.air_velocity().tolist()))
+        self.surfaces.flow_update(velocity + rates)
+        fx, fy, fz, tx, ty, tz = self.surfaces.base_wrench(self.surface_command)
+        [(dx, dy, dz)] = self.drag.forces((velocity,))  # the fuselage is the base
+        fx, fy, fz = fx + dx, fy + dy, fz + dz
+        if self._motor_on_base:
+            mx, my, mz, nx, ny, nz = self.motors.base_wrench(self.thrust_command)
+            fx, fy, fz, tx, ty, tz = fx + mx, fy + my, fz + mz, tx + nx, ty + ny, tz + nz
+        else:
+            self.motors.physics_update(self.thrust_command)
+        uav, client, frame = self.Id, self.client_id, pybullet.LINK_FRAME
+        pybullet.applyExternalForce(uav, -1, (fx, fy, fz), (0.0, 0.0, 0.0), frame,
+                                    physicsClientId=client)
+        pybullet.applyExternalTorque(uav, -1, (tx, ty, tz), frame, physicsClientId=client)
 
     def update_state(self) -> None:
         super().update_state()
