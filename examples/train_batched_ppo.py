@@ -32,13 +32,11 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
+from recipe_options import CPUS, MAX_MINUTES, MAX_SEED, OneLineParser, int_in, minutes_in
 
 MAX_NUM_ENVS = 2**20  # batched worlds; the recipes use 1024, the benchmarks up to 16 384
 MAX_EVAL_EPISODES = 100_000  # each is also a batched world, and an episode of the twin
-MAX_MINUTES = 365 * 24 * 60.0  # a year of training
 MAX_TOTAL_STEPS = 2**63 - 1  # the int64 range of the step counters
-MAX_SEED = 2**63 - 1  # numpy's and torch's seeds
-CPUS = os.cpu_count() or 1  # the most --threads and --eval-workers: more only slows down
 
 # Per task: PPO settings found to train within the time given here on a 2-core machine
 # (docs/training.md has the measured figures).
@@ -59,40 +57,6 @@ METRICS = {
     "Multirotor-Track-v0": ("tracking_error", "RMS tracking error [m]", "rms"),
     "Multirotor-Land-v0": ("landed", "soft landings on the pad (fraction)", "last"),
 }
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are one line on stderr and exit status 2."""
-
-    def error(self, message: str):
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
-
-
-def int_in(low: int, high: int):
-    """An argparse type: an integer in [low, high] (no floats, no expressions)."""
-    def convert(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = None
-        if value is None or not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be an integer in [{low}, {high}], "
-                                             f"got {text!r}")
-        return value
-
-    return convert
-
-
-def minutes_in(text: str) -> float:
-    """An argparse type: a finite number of minutes in (0, MAX_MINUTES]."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0.0 < value <= MAX_MINUTES:  # also refuses NaN
-        raise argparse.ArgumentTypeError(f"must be a number of minutes in (0, {MAX_MINUTES:g}]"
-                                         f", got {text!r}")
-    return value
 
 
 def make_parser() -> argparse.ArgumentParser:

@@ -1,6 +1,9 @@
 """Train a 1v1 dogfight policy by self-play on Dogfight-v0, then judge it in the PettingZoo scene.
 
-PPO (:func:`pyflyt_like.training.train_ppo`) flies team 0 of ``--worlds`` batched worlds;
+First the policy imitates the scripted :class:`~pyflyt_like.envs.PursuitPilot`
+(``--imitation-samples`` observations of pilot-against-pilot fights in the batched worlds,
+a least-squares fit of the policy's mean action to the pilot's); then PPO
+(:func:`pyflyt_like.training.train_ppo`) flies team 0 of ``--worlds`` batched worlds;
 team 1 is flown by an opponent pool: in each world, for one PPO iteration at a time, either
 the scripted :class:`~pyflyt_like.envs.PursuitPilot` (probability ``--scripted-share``) or
 a frozen snapshot of the learner (one of the last ``--pool-size``, a new one every
@@ -21,22 +24,24 @@ Needs torch (``pip install "pyflyt_like[rl]"``; see docs/training.md for the CPU
 
 from __future__ import annotations
 
-import argparse
 import copy
 import json
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+from recipe_options import CPUS, MAX_SEED, OneLineParser, float_in, int_in, minutes_in
 
-import pyflyt_like.envs  # noqa: F401  (registers the ids)
-from pyflyt_like.common.atomic_files import write_atomically
-from pyflyt_like.envs import MAFixedwingDogfightEnv, PursuitPilot
-from pyflyt_like.envs.dogfight.vector_env import DogfightVectorEnv
+if TYPE_CHECKING:  # the simulator is loaded once the options are checked
+    from pyflyt_like.envs import PursuitPilot
+    from pyflyt_like.envs.dogfight.vector_env import DogfightVectorEnv
 
-PPO_SETTINGS = dict(n_steps=64, n_epochs=4, n_minibatches=8, learning_rate=3e-4,
+# A small learning rate and exploration noise: PPO refines the imitated pilot rather than
+# relearning to fly.
+PPO_SETTINGS = dict(n_steps=64, n_epochs=4, n_minibatches=8, learning_rate=1e-4,
                     gamma=0.99, gae_lambda=0.95, hidden_sizes=(128, 128), ent_coef=0.0,
-                    init_log_std=-0.5)
+                    init_log_std=-1.5)
 
 
 class OpponentPool:
@@ -103,9 +108,53 @@ class Tally:
         return counts
 
 
+def imitate(policy, env: DogfightVectorEnv, pool: OpponentPool, samples: int, epochs: int,
+            seed: int) -> dict:
+    """Fit ``policy``'s mean action to the scripted pilot's on the observations of
+    pilot-against-pilot fights in ``env`` (its opponents set to the pilot meanwhile), and
+    its observation normalisation to those observations."""
+    import torch
+
+    if samples == 0:
+        return {"samples": 0, "rms_error": float("nan")}
+    share = pool.share
+    pool.share = 1.0
+    pool.redraw(np.ones(env.n_worlds, bool))
+    observations, _ = env.reset(seed=seed)
+    inputs, targets = [], []
+    for _ in range(max(1, samples // env.num_envs)):
+        actions = pool.scripted(observations)
+        inputs.append(observations.astype(np.float32))
+        targets.append(actions)
+        observations, *_ = env.step(actions)
+    pool.share = share
+    x = torch.from_numpy(np.concatenate(inputs))
+    y = torch.from_numpy(np.concatenate(targets).astype(np.float32))
+    policy.update_obs_stats(x.double().mean(0), x.double().var(0, unbiased=False),
+                            float(x.shape[0]))
+    optimizer = torch.optim.Adam(policy.actor.parameters(), lr=1e-3)
+    generator = torch.Generator().manual_seed(seed)
+    batch = 4096
+    with torch.no_grad():
+        normalised = policy.normalize(x)
+    for _ in range(epochs):
+        order = torch.randperm(x.shape[0], generator=generator)
+        for first in range(0, x.shape[0], batch):
+            rows = order[first:first + batch]
+            loss = (policy.actor(normalised[rows]) - y[rows]).square().mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    with torch.no_grad():
+        error = (policy.actor(normalised) - y).square().mean().sqrt().item()
+    return {"samples": int(x.shape[0]), "rms_error": error}
+
+
 def evaluate_in_pettingzoo(policy, episodes: int, seed: int) -> dict:
     """``episodes`` 1v1 episodes of the PettingZoo scene: the policy as uav_0 against the
     scripted pilot as uav_1."""
+    from pyflyt_like.envs import MAFixedwingDogfightEnv, PursuitPilot
+
     env = MAFixedwingDogfightEnv(team_size=1)
     pilot = PursuitPilot(env)
     wins = draws = losses = crashes = 0
@@ -138,27 +187,40 @@ def evaluate_in_pettingzoo(policy, episodes: int, seed: int) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--minutes", type=float, default=30.0)
-    parser.add_argument("--worlds", type=int, default=1024)
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--scripted-share", type=float, default=0.5)
-    parser.add_argument("--pool-size", type=int, default=8)
-    parser.add_argument("--snapshot-every", type=int, default=10)
-    parser.add_argument("--eval-episodes", type=int, default=100)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", default="runs")
+    parser = OneLineParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--minutes", type=minutes_in, default=30.0,
+                        help="wall time of imitation and self-play together")
+    parser.add_argument("--worlds", type=int_in(1, 2**20), default=1024)
+    parser.add_argument("--threads", type=int_in(1, CPUS), default=min(2, CPUS),
+                        help="torch.set_num_threads")
+    parser.add_argument("--scripted-share", type=float_in(0.0, 1.0), default=0.5,
+                        help="chance that a world's opponent is the scripted pilot")
+    parser.add_argument("--aggressiveness", type=float_in(0.0, 1.0), default=0.9,
+                        help="of the training worlds' reward (the evaluation uses the "
+                             "scene's default, 0.5): near 1, being aimed at costs little")
+    parser.add_argument("--pool-size", type=int_in(1, 1000), default=8,
+                        help="snapshots of the learner kept as opponents")
+    parser.add_argument("--snapshot-every", type=int_in(1, 10**6), default=10,
+                        help="PPO iterations between snapshots")
+    parser.add_argument("--imitation-samples", type=int_in(0, 10**9), default=2_000_000)
+    parser.add_argument("--imitation-epochs", type=int_in(1, 1000), default=10)
+    parser.add_argument("--eval-episodes", type=int_in(1, 100_000), default=100)
+    parser.add_argument("--seed", type=int_in(0, MAX_SEED - 100_000), default=0)
+    parser.add_argument("--out", type=Path, default=Path("runs"))
     args = parser.parse_args()
 
     import torch
 
+    from pyflyt_like.envs import PursuitPilot
+    from pyflyt_like.envs.dogfight.vector_env import DogfightVectorEnv
     from pyflyt_like.training import PPOConfig, PPOPolicy, train_ppo
 
     torch.set_num_threads(args.threads)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(args.seed)
-    env = DogfightVectorEnv(num_envs=args.worlds, team_size=1, opponent=lambda obs: obs)
+    env = DogfightVectorEnv(num_envs=args.worlds, team_size=1, opponent=lambda obs: obs,
+                            aggressiveness=args.aggressiveness)
     pool = OpponentPool(env.n_worlds, PursuitPilot(env), args.scripted_share,
                         args.pool_size, rng)
     env.opponent = pool
@@ -167,8 +229,14 @@ def main() -> None:
     policy = PPOPolicy.from_spaces(env.single_observation_space, env.single_action_space,
                                    config)
     pool.learner = policy
-    curve: list[dict] = []
     start = time.perf_counter()
+    imitation = imitate(policy, env, pool, args.imitation_samples, args.imitation_epochs,
+                        args.seed)
+    print(f"{(time.perf_counter() - start) / 60:5.1f} min  imitation of the scripted pilot: "
+          f"{imitation['samples']} samples, action RMS error {imitation['rms_error']:.3f}",
+          flush=True)
+    tally.take()  # the imitation's fights were pilot against pilot
+    curve: list[dict] = []
 
     def after_iteration(row: dict) -> bool:
         wins, draws, losses = tally.take()
@@ -178,14 +246,21 @@ def main() -> None:
         curve.append(row)
         if row["iteration"] % args.snapshot_every == 0:
             pool.add(policy)
+        row["wall_time_s"] = time.perf_counter() - start  # imitation included
         if row["iteration"] % 10 == 0:
             print(f"{row['wall_time_s'] / 60:5.1f} min  {row['env_steps'] / 1e6:7.1f} M steps"
                   f"  return {row['mean_return']:8.1f}  vs scripted: {wins} W {draws} D "
                   f"{losses} L", flush=True)
-        return time.perf_counter() - start < 60.0 * args.minutes
 
     pool.redraw(np.ones(env.n_worlds, bool))
-    policy, history = train_ppo(env, config, after_iteration, policy=policy)
+    remaining = args.minutes - (time.perf_counter() - start) / 60.0
+    budget = time.perf_counter() + 60.0 * remaining
+
+    def until_budget(row: dict) -> bool:
+        after_iteration(row)
+        return time.perf_counter() < budget
+
+    policy, history = train_ppo(env, config, until_budget, policy=policy)
     train_minutes = (time.perf_counter() - start) / 60.0
     policy.save(out / "dogfight.pt")
     write_json(out / "dogfight_history.json", curve)
@@ -198,6 +273,8 @@ def main() -> None:
 
 
 def write_json(path: Path, value) -> None:
+    from pyflyt_like.common.atomic_files import write_atomically
+
     write_atomically(path, lambda file: json.dump(value, file, indent=1))
 
 

@@ -26,6 +26,9 @@ _EXPORTS = {
     "PursuitPilot": "pyflyt_like.envs.multi_agent.pursuit_pilot:PursuitPilot",
     "DogfightVectorEnv": "pyflyt_like.envs.dogfight.vector_env:DogfightVectorEnv",
     "DogfightVectorRecorder": "pyflyt_like.envs.dogfight.acmi_recorder:DogfightVectorRecorder",
+    "FixedwingReachVectorEnv":
+        "pyflyt_like.envs.fixedwing_tasks.vector_env:FixedwingReachVectorEnv",
+    "FixedwingReachTwinEnv": "pyflyt_like.envs.fixedwing_tasks.twin_env:FixedwingReachTwinEnv",
     **{registry.attribute_name(entry_point): entry_point for entry_point in (
         *(entry.parallel_entry_point for entry in registry.MULTI_AGENT_SCENES),
         *(entry.entry_point for entry in registry.PYBULLET_TASKS),

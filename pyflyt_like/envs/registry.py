@@ -96,6 +96,10 @@ MULTIROTOR_TASKS = tuple(
 BATCHED_FIXEDWING_TASKS = (
     EnvEntry(env_id("Dogfight"), "fixedwing",
              vector_entry_point=_entry("dogfight.vector_env", "DogfightVectorEnv")),
+    EnvEntry(env_id("Fixedwing-Reach"), "fixedwing",
+             entry_point=_entry("fixedwing_tasks.twin_env", "FixedwingReachTwinEnv"),
+             vector_entry_point=_entry("fixedwing_tasks.vector_env",
+                                       "FixedwingReachVectorEnv")),
 )
 
 # PettingZoo scenes; Gymnasium does not register them, RLlib does under these ids.

@@ -20,7 +20,7 @@ ENTRY_POINTS = [(entry.id, kind, getattr(entry, kind)) for entry in registry.ENV
 
 def test_every_id_is_listed_once_with_a_family_and_an_entry_point():
     ids = [entry.id for entry in registry.ENVS]
-    assert len(ids) == len(set(ids)) == 15
+    assert len(ids) == len(set(ids)) == 16
     for entry in registry.ENVS:
         assert entry.id == registry.env_id(entry.name)
         assert entry.family in ("quadx", "fixedwing", "rocket", "multirotor")
@@ -67,7 +67,8 @@ def test_the_derived_lists_read_the_registry():
         "pyflyt_like/MAFixedwing-Dogfight-v0": "MAFixedwingDogfightEnv"}
     assert rllib.single_agent_ids() == (
         [f"pyflyt_like/{name}-v0" for name in envs.TASKS]
-        + [f"pyflyt_like/Multirotor-{name}-v0" for name in envs.MULTIROTOR_TASKS])
+        + [f"pyflyt_like/Multirotor-{name}-v0" for name in envs.MULTIROTOR_TASKS]
+        + ["pyflyt_like/Fixedwing-Reach-v0"])
     for class_name in rllib.MULTI_AGENT_SCENES.values():
         assert class_name in envs.__all__
 

@@ -90,7 +90,9 @@ def test_an_out_that_is_a_file_exits_2(tmp_path):
 
 
 def test_without_torch_the_script_exits_2_naming_the_extra():
+    # as `python examples/train_batched_ppo.py` runs it: its folder first on sys.path
     hide_torch = ("import sys, runpy; sys.modules['torch'] = None; "
+                  f"sys.path.insert(0, {str(SCRIPT.parent)!r}); "
                   f"sys.argv = [{str(SCRIPT)!r}]; runpy.run_path({str(SCRIPT)!r}, "
                   "run_name='__main__')")
     result = subprocess.run([sys.executable, "-c", hide_torch], capture_output=True,

@@ -1,0 +1,160 @@
+"""Fixedwing-Reach's options, spaces and bounds, checked and built once for both engines.
+
+The batched VectorEnv and its PyBullet twin take the same keyword options with the same
+meaning (those of the Multirotor tasks, :mod:`pyflyt_like.envs.multirotor_tasks.options`,
+for a fixed-wing).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+
+from pyflyt_like.batch.fixedwing.randomization import check_fixedwing_randomize
+from pyflyt_like.common.validation import (
+    check_choice,
+    check_int,
+    check_non_negative_float,
+    check_positive_float,
+    check_positive_int,
+    check_seed,
+    divisors_text,
+)
+
+DRONE_MODELS = ("acrowing", "fixedwing")
+FLIGHT_MODES = (-1, 0, 1)  # surfaces + thrust; roll, pitch, yaw commands + thrust; attitude
+CONTROL_HZ = 120  # both models' controller rate (their YAMLs' control_hz)
+DEFAULT_PHYSICS_HZ = 240  # the PyBullet Aviary's default, the engines' cross-checked rate
+# Beyond this the physics steps of one agent step (all in one compiled call) grow long for
+# no gain: the aerodynamics are smooth at 240 Hz.
+MAX_PHYSICS_HZ = 2400
+MAX_DURATION_SECONDS = 3600.0  # an hour: a longer time limit is no limit
+MAX_ACTION_DELAY_STEPS = 1000  # the ring of pending actions is (delay + 1, k) per world
+
+MAX_RATE = 50.0  # rad/s, body-rate bound of the observation
+MAX_SPEED = 80.0  # m/s, well above a dive's speed of the shipped aircraft
+# m: relative positions, distances and positions. The flight volume ends 250 m from the
+# centre and 180 m up, so no observation in play comes near it.
+MAX_DISTANCE = 1000.0
+
+
+@dataclass(frozen=True)
+class ReachOptions:
+    """The checked options of Fixedwing-Reach.
+
+    Attributes:
+        drone_model: "acrowing" (default) or "fixedwing".
+        flight_mode: what the action commands: 1 attitude hold (roll [rad], pitch [rad],
+            yaw rate [rad/s], throttle; the default), 0 roll, pitch, yaw surface commands +
+            throttle, -1 the five surfaces + throttle; normalised as
+            :func:`~pyflyt_like.envs.base.vehicle_actions.fixedwing_action_mapping`.
+        agent_hz: agent steps per second; must divide the 120 Hz control rate (default 30).
+        physics_hz: physics rate [Hz], a multiple of 120, at most :data:`MAX_PHYSICS_HZ`
+            (default 240).
+        max_duration_seconds: episode length [s] (default 30), at most an hour; rounded to
+            whole agent steps, at least one.
+        randomize: the batched engine's fixed-wing ``randomize`` ranges
+            (:mod:`pyflyt_like.batch.fixedwing.randomization`), drawn at every episode
+            start; the twin applies ``mass`` and ``inertia`` only. None: the nominal plant.
+        action_delay_steps: agent steps between an action and its effect, in [0, 1000].
+        observation_noise: standard deviation of Gaussian noise added to every observation
+            entry, in the entry's unit (finite, >= 0; the noisy entries are clipped to the
+            observation space).
+        seed: seed of the first reset that gets none: None or an int in [0, 2**63).
+    """
+
+    drone_model: str = "acrowing"
+    flight_mode: int = 1
+    agent_hz: int = 30
+    physics_hz: int = DEFAULT_PHYSICS_HZ
+    max_duration_seconds: float = 30.0
+    randomize: dict | None = None
+    action_delay_steps: int = 0
+    observation_noise: float = 0.0
+    seed: int | None = None
+
+    def __post_init__(self):
+        checked: dict[str, Any] = {
+            "drone_model": check_choice("drone_model", self.drone_model, DRONE_MODELS)}
+        mode = self.flight_mode
+        if isinstance(mode, bool) or not isinstance(mode, (int, np.integer)) \
+                or mode not in FLIGHT_MODES:
+            raise ValueError(f"flight_mode must be one of {list(FLIGHT_MODES)} (an int: 1 "
+                             f"attitude hold, 0 surface commands, -1 surfaces), got {mode!r}")
+        checked["flight_mode"] = int(mode)
+        agent_hz = check_positive_int("agent_hz", self.agent_hz)
+        if CONTROL_HZ % agent_hz:
+            raise ValueError(f"agent_hz={agent_hz} must divide the {CONTROL_HZ} Hz control "
+                             f"rate; allowed: {divisors_text(CONTROL_HZ)}")
+        checked["agent_hz"] = agent_hz
+        physics_hz = check_positive_int("physics_hz", self.physics_hz, maximum=MAX_PHYSICS_HZ)
+        if physics_hz % CONTROL_HZ:
+            raise ValueError(f"physics_hz must be a multiple of the {CONTROL_HZ} Hz control "
+                             f"rate (240 by default), got {physics_hz}")
+        checked["physics_hz"] = physics_hz
+        duration = check_positive_float("max_duration_seconds", self.max_duration_seconds)
+        if duration > MAX_DURATION_SECONDS:
+            raise ValueError(f"max_duration_seconds must be at most {MAX_DURATION_SECONDS:g} s "
+                             f"(an hour), got {duration!r}")
+        checked["max_duration_seconds"] = duration
+        check_fixedwing_randomize(self.randomize)
+        delay = check_int("action_delay_steps", self.action_delay_steps)
+        if not 0 <= delay <= MAX_ACTION_DELAY_STEPS:
+            raise ValueError(f"action_delay_steps must be an int in [0, "
+                             f"{MAX_ACTION_DELAY_STEPS}] (agent steps), got {delay}")
+        checked["action_delay_steps"] = delay
+        checked["observation_noise"] = check_non_negative_float("observation_noise",
+                                                                self.observation_noise)
+        checked["seed"] = check_seed("seed", self.seed)
+        for name, value in checked.items():  # numpy numbers stored as Python's
+            object.__setattr__(self, name, value)
+
+    @property
+    def max_steps(self) -> int:
+        """Agent steps per episode."""
+        return max(1, round(self.max_duration_seconds * self.agent_hz))
+
+    @property
+    def aviary_steps(self) -> int:
+        """Control periods per agent step."""
+        return CONTROL_HZ // self.agent_hz
+
+    @property
+    def physics_steps(self) -> int:
+        """Physics steps per control period."""
+        return self.physics_hz // CONTROL_HZ
+
+
+OPTION_NAMES = tuple(field.name for field in fields(ReachOptions))
+
+
+def reach_options(options: dict[str, Any]) -> ReachOptions:
+    """The checked :class:`ReachOptions` of an env's keyword ``options``.
+
+    Raises:
+        TypeError: an unknown option (the message lists the accepted ones).
+        TypeError, ValueError: a bad value, naming the option and what is allowed.
+    """
+    unknown = sorted(set(options) - set(OPTION_NAMES))
+    if unknown:
+        raise TypeError(f"unknown Fixedwing-Reach option(s) {unknown}; the options are "
+                        f"{list(OPTION_NAMES)}")
+    return ReachOptions(**options)
+
+
+def observation_bounds(action_low: np.ndarray, action_high: np.ndarray,
+                       aux_low: np.ndarray, aux_high: np.ndarray
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """(size,) low and high of the observation (:func:`pyflyt_like.rules.fixedwing_reach.observe`'s
+    layout), with ``action_low``/``action_high`` (k,) the normalised action's bounds and
+    ``aux_low``/``aux_high`` (m,) the aux state's (deflections [rad], throttle)."""
+    d = MAX_DISTANCE
+    high = np.concatenate((np.full(3, d), (d,), np.full(3, MAX_RATE), np.ones(4),
+                           np.full(3, MAX_SPEED), np.full(3, d), (MAX_SPEED,), action_high,
+                           aux_high))
+    low = np.concatenate((np.full(3, -d), (0.0,), np.full(3, -MAX_RATE), -np.ones(4),
+                          np.full(3, -MAX_SPEED), np.full(3, -d), (0.0,), action_low,
+                          aux_low))
+    return low, high
