@@ -279,24 +279,26 @@ def write_json(path: Path, value) -> None:
 
 
 def _plot_curve(curve: list[dict], path: Path) -> None:
+    """Shares of wins, draws and losses against the scripted pilot in the training worlds
+    (over windows of 10 iterations: a few hundred episodes) against wall time."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     minutes = np.array([row["wall_time_s"] for row in curve]) / 60.0
-    games = np.array([row["scripted_wins"] + row["scripted_draws"] + row["scripted_losses"]
-                      for row in curve], float)
-    wins = np.array([row["scripted_wins"] for row in curve], float)
-    window = 10  # iterations per point: a few hundred episodes against the scripted pilot
-    kernel = np.ones(window)
-    rate = np.convolve(wins, kernel, "valid") / np.maximum(np.convolve(games, kernel, "valid"),
-                                                           1.0)
+    counts = {key: np.array([row[f"scripted_{key}"] for row in curve], float)
+              for key in ("wins", "draws", "losses")}
+    window = np.ones(10)
+    games = np.maximum(np.convolve(sum(counts.values()), window, "valid"), 1.0)
     figure, axis = plt.subplots(figsize=(6, 3.5))
-    axis.plot(minutes[window - 1:], 100.0 * rate)
-    axis.set_xlabel("training wall time [min] (2 cores)")
-    axis.set_ylabel("wins against the scripted pilot [%]")
+    for key, values in counts.items():
+        axis.plot(minutes[len(window) - 1:],
+                  100.0 * np.convolve(values, window, "valid") / games, label=key)
+    axis.set_xlabel("training wall time [min] (2 cores, imitation included)")
+    axis.set_ylabel("episodes against the scripted pilot [%]")
     axis.set_ylim(0, 100)
+    axis.legend()
     axis.grid(alpha=0.3)
     figure.tight_layout()
     figure.savefig(path, dpi=110)
