@@ -15,13 +15,11 @@ import numpy as np
 from pyflyt_like.batch.fixedwing.randomization import check_fixedwing_randomize
 from pyflyt_like.common.validation import (
     check_choice,
-    check_int,
-    check_non_negative_float,
-    check_positive_float,
     check_positive_int,
-    check_seed,
     divisors_text,
 )
+
+from ..base.task_options import check_episode_options
 
 DRONE_MODELS = ("acrowing", "fixedwing")
 FLIGHT_MODES = (-1, 0, 1)  # surfaces + thrust; roll, pitch, yaw commands + thrust; attitude
@@ -30,8 +28,6 @@ DEFAULT_PHYSICS_HZ = 240  # the PyBullet Aviary's default, the engines' cross-ch
 # Beyond this the physics steps of one agent step (all in one compiled call) grow long for
 # no gain: the aerodynamics are smooth at 240 Hz.
 MAX_PHYSICS_HZ = 2400
-MAX_DURATION_SECONDS = 3600.0  # an hour: a longer time limit is no limit
-MAX_ACTION_DELAY_STEPS = 1000  # the ring of pending actions is (delay + 1, k) per world
 
 MAX_RATE = 50.0  # rad/s, body-rate bound of the observation
 MAX_SPEED = 80.0  # m/s, well above a dive's speed of the shipped aircraft
@@ -94,20 +90,10 @@ class ReachOptions:
             raise ValueError(f"physics_hz must be a multiple of the {CONTROL_HZ} Hz control "
                              f"rate (240 by default), got {physics_hz}")
         checked["physics_hz"] = physics_hz
-        duration = check_positive_float("max_duration_seconds", self.max_duration_seconds)
-        if duration > MAX_DURATION_SECONDS:
-            raise ValueError(f"max_duration_seconds must be at most {MAX_DURATION_SECONDS:g} s "
-                             f"(an hour), got {duration!r}")
-        checked["max_duration_seconds"] = duration
         check_fixedwing_randomize(self.randomize)
-        delay = check_int("action_delay_steps", self.action_delay_steps)
-        if not 0 <= delay <= MAX_ACTION_DELAY_STEPS:
-            raise ValueError(f"action_delay_steps must be an int in [0, "
-                             f"{MAX_ACTION_DELAY_STEPS}] (agent steps), got {delay}")
-        checked["action_delay_steps"] = delay
-        checked["observation_noise"] = check_non_negative_float("observation_noise",
-                                                                self.observation_noise)
-        checked["seed"] = check_seed("seed", self.seed)
+        checked.update(check_episode_options(self.max_duration_seconds,
+                                             self.action_delay_steps, self.observation_noise,
+                                             self.seed))
         for name, value in checked.items():  # numpy numbers stored as Python's
             object.__setattr__(self, name, value)
 

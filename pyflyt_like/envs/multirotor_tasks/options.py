@@ -9,14 +9,11 @@ from typing import Any
 
 from pyflyt_like.batch.randomization import check_randomize
 from pyflyt_like.common.validation import (
-    check_int,
-    check_non_negative_float,
-    check_positive_float,
     check_positive_int,
-    check_seed,
     divisors_text,
 )
 
+from ..base.task_options import check_episode_options
 from .actions import check_flight_mode
 
 DEFAULT_PHYSICS_HZ = 500
@@ -25,13 +22,6 @@ DEFAULT_AGENT_HZ = 50
 # a hundred times over, and keeps the physics steps of one agent step (physics_hz /
 # agent_hz, all of them in one engine call) bounded.
 MAX_PHYSICS_HZ = 10_000
-# An hour of flight, hundreds of times the tasks' own 5-10 s; a longer time limit is no
-# limit, and the step count (duration * agent_hz) stays far within int64.
-MAX_DURATION_SECONDS = 3600.0
-# 1000 agent steps are 20 s of latency at the default 50 Hz, longer than any task's default
-# episode: an action delayed further never flies. The pending actions are a ring of
-# (delay + 1, num_envs, k) floats, so the bound also bounds that memory per env.
-MAX_ACTION_DELAY_STEPS = 1000
 
 
 @dataclass(frozen=True)
@@ -44,12 +34,13 @@ class TaskOptions:
         flight_mode: -1 rotor speeds, 0 body rates + thrust, 1 attitude + thrust.
         agent_hz: agent steps per second; must divide ``physics_hz``.
         physics_hz: physics (and controller) rate [Hz], at most :data:`MAX_PHYSICS_HZ`.
-        max_duration_seconds: episode length [s], in (0, :data:`MAX_DURATION_SECONDS`];
-            None for the task's default. Rounded to whole agent steps, at least one.
+        max_duration_seconds: episode length [s], in (0, 3600] (an hour:
+            ``envs/base/task_options.py``); None for the task's default. Rounded to whole
+            agent steps, at least one.
         randomize: the batched engine's ``randomize`` ranges (the twin applies ``mass`` and
             ``inertia``), or None.
         action_delay_steps: agent steps between an action and its effect, in
-            [0, :data:`MAX_ACTION_DELAY_STEPS`].
+            [0, 1000] (``envs/base/task_options.py``).
         observation_noise: standard deviation of Gaussian noise added to every observation
             entry (finite, >= 0, in the entry's unit; the noisy entries are clipped to the
             observation space, so any finite value keeps them finite).
@@ -81,21 +72,10 @@ class TaskOptions:
         if physics_hz % agent_hz:
             raise ValueError(f"agent_hz={agent_hz} must divide physics_hz={physics_hz}; "
                              f"allowed: {divisors_text(physics_hz)}")
-        if self.max_duration_seconds is not None:
-            duration = check_positive_float("max_duration_seconds", self.max_duration_seconds)
-            if duration > MAX_DURATION_SECONDS:
-                raise ValueError(f"max_duration_seconds must be at most "
-                                 f"{MAX_DURATION_SECONDS:g} s (an hour), got {duration!r}")
-            checked["max_duration_seconds"] = duration
         check_randomize(self.randomize)
-        delay = check_int("action_delay_steps", self.action_delay_steps)
-        if not 0 <= delay <= MAX_ACTION_DELAY_STEPS:
-            raise ValueError(f"action_delay_steps must be an int in [0, "
-                             f"{MAX_ACTION_DELAY_STEPS}] (agent steps), got {delay}")
-        checked["action_delay_steps"] = delay
-        checked["observation_noise"] = check_non_negative_float("observation_noise",
-                                                                self.observation_noise)
-        checked["seed"] = check_seed("seed", self.seed)
+        checked.update(check_episode_options(self.max_duration_seconds,
+                                             self.action_delay_steps, self.observation_noise,
+                                             self.seed))
         for name, value in checked.items():  # numpy numbers stored as Python's
             object.__setattr__(self, name, value)
 

@@ -9,9 +9,8 @@ import pytest
 
 import pyflyt_like.common.validation as validation
 from pyflyt_like.envs import MULTIROTOR_TASKS
+from pyflyt_like.envs.base.task_options import MAX_ACTION_DELAY_STEPS, MAX_DURATION_SECONDS
 from pyflyt_like.envs.multirotor_tasks.options import (
-    MAX_ACTION_DELAY_STEPS,
-    MAX_DURATION_SECONDS,
     MAX_PHYSICS_HZ,
     OPTION_NAMES,
     TaskOptions,

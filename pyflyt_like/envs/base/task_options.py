@@ -1,0 +1,41 @@
+"""The options every task on both engines takes besides its vehicle's: episode length,
+action delay, observation noise and seed, checked once for all such tasks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyflyt_like.common.validation import (
+    check_int,
+    check_non_negative_float,
+    check_positive_float,
+    check_seed,
+)
+
+MAX_DURATION_SECONDS = 3600.0  # an hour: a longer time limit is no limit
+MAX_ACTION_DELAY_STEPS = 1000  # the ring of pending actions is (delay + 1, k) per world
+
+
+def check_episode_options(max_duration_seconds: object, action_delay_steps: object,
+                          observation_noise: object, seed: object) -> dict[str, Any]:
+    """The checked values by name (``max_duration_seconds`` None stays None: the task's).
+
+    Raises:
+        TypeError, ValueError: naming the option and what is allowed.
+    """
+    checked: dict[str, Any] = {"max_duration_seconds": None}
+    if max_duration_seconds is not None:
+        duration = check_positive_float("max_duration_seconds", max_duration_seconds)
+        if duration > MAX_DURATION_SECONDS:
+            raise ValueError(f"max_duration_seconds must be at most {MAX_DURATION_SECONDS:g} s "
+                             f"(an hour), got {duration!r}")
+        checked["max_duration_seconds"] = duration
+    delay = check_int("action_delay_steps", action_delay_steps)
+    if not 0 <= delay <= MAX_ACTION_DELAY_STEPS:
+        raise ValueError(f"action_delay_steps must be an int in [0, {MAX_ACTION_DELAY_STEPS}] "
+                         f"(agent steps), got {delay}")
+    checked["action_delay_steps"] = delay
+    checked["observation_noise"] = check_non_negative_float("observation_noise",
+                                                            observation_noise)
+    checked["seed"] = check_seed("seed", seed)
+    return checked
