@@ -40,8 +40,11 @@ class DogfightVectorRecorder(VectorWrapper):
         env: a Dogfight-v0 VectorEnv (or a wrapper whose ``unwrapped`` is one).
         path: the ``.acmi`` file(s) to write, in an existing writable folder.
         worlds: the indices of the worlds to record.
-        reference_latitude, reference_longitude, reference_altitude, reference_time: the
-            env's origin and start time (see :class:`~pyflyt_like.common.acmi.AcmiWriter`).
+        reference_latitude: latitude of the env's origin [deg] (see
+            :class:`~pyflyt_like.common.acmi.AcmiWriter`).
+        reference_longitude: longitude of the env's origin [deg].
+        reference_altitude: altitude of the env's ground plane above sea level [m].
+        reference_time: UTC time of the episodes' start (ISO 8601, ``...Z``).
 
     Raises:
         TypeError: ``env`` is not Dogfight-v0; ``path`` is not a path.
