@@ -53,8 +53,8 @@ def _gymnasium_creator(env_id: str) -> Callable[[Any], Any]:
         options = dict(env_config or {})
         if "num_envs" not in options:
             return gymnasium.make(env_id, **options)
-        # RLlib's vector_entry_point mode (only the Multirotor tasks have a vector entry
-        # point): the creator must return the VectorEnv itself.
+        # RLlib's vector_entry_point mode (the tasks on both engines: Multirotor-*,
+        # Fixedwing-Reach): the creator must return the VectorEnv itself.
         return gymnasium.make_vec(env_id, num_envs=options.pop("num_envs"),
                                   vectorization_mode="vector_entry_point", **options)
 
