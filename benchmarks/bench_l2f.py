@@ -29,10 +29,12 @@ Equal work, one env step on either side, for every env:
   differ: "ends" gives the ended episodes per 1000 env-steps of each side. ``pip install
   l2f`` compiles the bindings from source with -Ofast -march=native -fopenmp (~20 min).
 
-Threads: ours runs numba's default thread count (the machine's cores); L2F runs OpenMP
-(every ``l2f.vector`` call is an ``omp parallel for``) with ``OMP_NUM_THREADS`` set to the
-same count. Unless ``--no-single-thread``, each size is also measured with one thread on
-both sides (``numba.set_num_threads(1)``, ``OMP_NUM_THREADS=1``): the per-core
+Threads: ours runs its one compiled call per step on the calling thread below 1024 envs
+(the VectorEnv's choice: starting a parallel region costs more than it saves there) and on
+numba's default thread count (the machine's cores) from 1024; L2F runs OpenMP (every
+``l2f.vector`` call is an ``omp parallel for``) with ``OMP_NUM_THREADS`` set to the
+machine's cores at every size. Unless ``--no-single-thread``, each size is also measured
+with one thread on both sides (``numba.set_num_threads(1)``, ``OMP_NUM_THREADS=1``): the per-core
 figures. The OpenMP thread count each L2F worker really got is asked of libgomp and
 printed.
 
@@ -87,6 +89,24 @@ ACTION_BANK = 16  # the worker draws the same 16 arrays
 UNDISTURBED_CPU_SHARE = 0.9
 
 
+def our_threads(num_envs: int) -> int:
+    """The threads our VectorEnv's step runs on: the calling thread alone below
+    ``PARALLEL_WORLDS`` envs (starting a parallel region costs more than it saves there),
+    numba's current thread count from there."""
+    import numba
+
+    from pyflyt_like.envs.multirotor_tasks.threads import PARALLEL_WORLDS
+
+    return numba.get_num_threads() if num_envs >= PARALLEL_WORLDS else 1
+
+
+def undisturbed(ours: dict, l2f: dict, threads: int) -> bool:
+    """Whether both sides of a pair got at least :data:`UNDISTURBED_CPU_SHARE` of the CPU
+    time of the threads they ran on (ours: ``ours["threads"]``; L2F: ``threads``)."""
+    return (ours["cpu"] >= UNDISTURBED_CPU_SHARE * ours["threads"]
+            and l2f["cpu"] >= UNDISTURBED_CPU_SHARE * threads)
+
+
 def random_actions(num_envs: int, seed: int) -> np.ndarray:
     """(ACTION_BANK, num_envs, 4) float32 uniform in [-1, 1]; l2f_worker.py draws the same."""
     actions = np.random.default_rng(seed).uniform(-1.0, 1.0, (ACTION_BANK, num_envs, 4))
@@ -127,6 +147,7 @@ class Ours:
                 break
         return {"num_envs": num_envs, "steps": steps, "seconds": elapsed,
                 "rate": steps * num_envs / elapsed, "ends": int(ends),
+                "threads": our_threads(num_envs),
             "cpu": (time.process_time() - cpu_start) / elapsed}
 
     def close(self) -> None:
@@ -236,16 +257,15 @@ def run(args: argparse.Namespace) -> None:
                             else:
                                 pair[side] = workers[threads].measure(
                                     num_envs, args.seconds, args.warmup_steps, args.seed)
-                        undisturbed = min(pair["ours"]["cpu"], pair["l2f"]["cpu"]) >= (
-                            UNDISTURBED_CPU_SHARE * threads)
-                        if undisturbed or attempts > args.retries:
+                        calm = undisturbed(pair["ours"], pair["l2f"], threads)
+                        if calm or attempts > args.retries:
                             break  # else measure the pair again, keeping the last attempt
                     for side in sides:
                         results.setdefault((side, threads, num_envs), []).append(pair[side])
                     print(f"  repeat {repeat + 1}/{args.repeats} N={num_envs:5d} threads="
                           f"{threads}: ours {pair['ours']['rate'] / 1e6:6.3f} M, L2F "
                           f"{pair['l2f']['rate'] / 1e6:6.3f} M   (attempt {attempts}, "
-                          f"{'undisturbed' if undisturbed else 'DISTURBED'}; load "
+                          f"{'undisturbed' if calm else 'DISTURBED'}; load "
                           f"{loads[-1][0]:.1f}, CPU pressure {loads[-1][1]}%)", flush=True)
         layer = numba.threading_layer()
     finally:
@@ -272,8 +292,7 @@ def undisturbed_pairs(results: dict, threads: int, n: int) -> list[tuple[dict, d
     :data:`UNDISTURBED_CPU_SHARE` of their threads' CPU time: no other process held one of
     their cores for long, so the pair compares the code rather than the scheduler."""
     pairs = zip(results["ours", threads, n], results["l2f", threads, n], strict=True)
-    return [(ours, l2f) for ours, l2f in pairs
-            if min(ours["cpu"], l2f["cpu"]) >= UNDISTURBED_CPU_SHARE * threads]
+    return [(ours, l2f) for ours, l2f in pairs if undisturbed(ours, l2f, threads)]
 
 
 def print_tables(results: dict, sizes: list[int], thread_counts: list[int]) -> None:

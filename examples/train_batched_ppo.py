@@ -258,7 +258,7 @@ def main() -> None:
                              envs.single_action_space.shape[0]):
         envs.close()
         parser.error(error)
-    max_return = (envs.unwrapped.episodes.max_steps if args.task == "Multirotor-Hover-v0"
+    max_return = (envs.unwrapped.params.max_steps if args.task == "Multirotor-Hover-v0"
                   else None)
     deadline = time.perf_counter() + 60.0 * minutes
 

@@ -9,6 +9,8 @@ its seed and on how often it drew.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -34,3 +36,16 @@ def next_uniform(streams, w):
     z = (z ^ (z >> _S27)) * _MIX_2
     z = z ^ (z >> _S31)
     return float(z >> _S11) * _UNIT
+
+
+@njit(cache=True, _nrt=False, error_model="numpy")
+def next_normals(streams, w, out):
+    """Standard normal draws into ``out`` (n,) from world ``w``'s stream (Box-Muller: two
+    uniforms per pair of normals; an odd last entry uses a pair's first)."""
+    n = out.shape[0]
+    for i in range(0, n, 2):
+        radius = math.sqrt(-2.0 * math.log(1.0 - next_uniform(streams, w)))  # 1 - u > 0
+        angle = 2.0 * math.pi * next_uniform(streams, w)
+        out[i] = radius * math.cos(angle)
+        if i + 1 < n:
+            out[i + 1] = radius * math.sin(angle)

@@ -15,7 +15,7 @@ TASKS = {entry.name: registry.relative_entry_point(entry.entry_point)
          for entry in registry.PYBULLET_TASKS}
 """Name of each PyBullet task -> its entry point, ``"module:Class"`` within this package."""
 
-MULTIROTOR_TASKS = tuple(registry.MULTIROTOR_TASK_CLASSES)
+MULTIROTOR_TASKS = tuple(registry.MULTIROTOR_TASK_NAMES)
 """The batched Multirotor tasks ("Hover", ...), each registered as
 ``pyflyt_like/Multirotor-<task>-v0``."""
 

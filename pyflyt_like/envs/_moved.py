@@ -48,14 +48,6 @@ MOVED = {f"{_PACKAGE}.{old}": f"{_PACKAGE}.{new}" for old, new in {
     "flatten_waypoint_env": "targets.flatten",
     "ma_quadx_hover_env": "multi_agent.quadx_hover",
     "ma_fixedwing_dogfight_env": "multi_agent.fixedwing_dogfight",
-    "multirotor_tasks.task": "multirotor_tasks.tasks.base",
-    "multirotor_tasks.hover": "multirotor_tasks.tasks.hover",
-    "multirotor_tasks.reach": "multirotor_tasks.tasks.reach",
-    "multirotor_tasks.track": "multirotor_tasks.tasks.track",
-    "multirotor_tasks.land": "multirotor_tasks.tasks.land",
-    "multirotor_tasks.lissajous": "multirotor_tasks.tasks.lissajous",
-    "multirotor_tasks.batch_backend": "multirotor_tasks.backends.batched",
-    "multirotor_tasks.pybullet_backend": "multirotor_tasks.backends.pybullet",
 }.items()}
 """Old dotted module path -> the new one."""
 

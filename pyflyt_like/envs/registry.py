@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any
 
-__all__ = ["BATCHED_FIXEDWING_TASKS", "ENVS", "MULTIROTOR_TASKS", "MULTIROTOR_TASK_CLASSES",
+__all__ = ["BATCHED_FIXEDWING_TASKS", "ENVS", "MULTIROTOR_TASKS", "MULTIROTOR_TASK_NAMES",
            "MULTI_AGENT_SCENES", "PYBULLET_TASKS", "EnvEntry", "env_id", "load"]
 
 NAMESPACE = "pyflyt_like"
@@ -75,13 +75,9 @@ PYBULLET_TASKS = tuple(EnvEntry(env_id(name), family, entry_point=_entry(module,
     ("Rocket-Landing", "rocket", "rocket.landing", "RocketLandingEnv"),
 ))
 
-MULTIROTOR_TASK_CLASSES = {
-    "Hover": _entry("multirotor_tasks.tasks.hover", "HoverTask"),
-    "Reach": _entry("multirotor_tasks.tasks.reach", "ReachTask"),
-    "Track": _entry("multirotor_tasks.tasks.track", "TrackTask"),
-    "Land": _entry("multirotor_tasks.tasks.land", "LandTask"),
-}
-"""Multirotor task name -> its array-based task class (one implementation, both engines)."""
+MULTIROTOR_TASK_NAMES = ("Hover", "Reach", "Track", "Land")
+"""The Multirotor tasks (their rules: :mod:`pyflyt_like.rules.multirotor_tasks`, one
+implementation for both engines)."""
 
 MULTIROTOR_TWIN = _entry("multirotor_tasks.twin_env", "MultirotorTwinEnv")
 MULTIROTOR_VECTOR = _entry("multirotor_tasks.vector_env", "MultirotorVectorEnv")
@@ -90,7 +86,7 @@ MULTIROTOR_VECTOR = _entry("multirotor_tasks.vector_env", "MultirotorVectorEnv")
 MULTIROTOR_TASKS = tuple(
     EnvEntry(env_id(f"Multirotor-{task}"), "multirotor", entry_point=MULTIROTOR_TWIN,
              vector_entry_point=MULTIROTOR_VECTOR, kwargs={"task": task})
-    for task in MULTIROTOR_TASK_CLASSES)
+    for task in MULTIROTOR_TASK_NAMES)
 
 # Tasks on the batched fixed-wing engine, twins of a PyBullet env or scene.
 BATCHED_FIXEDWING_TASKS = (

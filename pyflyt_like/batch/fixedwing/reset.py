@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..rotations import euler_to_quat, quat_to_matrix, times_vector
+from ..rotations import quat_to_matrix, times_vector
+from ..world_reset import place_still, restart_clock
 from .controllers import hold_world_setpoints
 
 
@@ -23,28 +24,14 @@ def reset_world(state, plant, nominal, config, mode, w, start_pos, start_euler,
     preset to hold in ``mode``, step counter, contact and crash flags cleared, the wind at
     the world's mean."""
     for d in range(state.pos.shape[1]):
-        e = start_euler[d]
-        qx, qy, qz, qw = euler_to_quat(e[0], e[1], e[2])
-        q = state.quat[w, d]
-        q[0], q[1], q[2], q[3] = qx, qy, qz, qw
+        qx, qy, qz, qw = place_still(state, w, d, start_pos[d], start_euler[d])
         b = start_velocity[d]
         v = state.vel[w, d]
         v[0], v[1], v[2] = times_vector(quat_to_matrix(qx, qy, qz, qw), b[0], b[1], b[2])
-        for a in range(3):
-            state.pos[w, d, a] = start_pos[d, a]
-            state.ang_vel[w, d, a] = 0.0
-            state.rate_integral[w, d, a] = 0.0
-            state.rate_previous[w, d, a] = 0.0
         state.deflection[w, d, :] = 0.0
         state.surface_command[w, d, :] = 0.0
-        state.wrench[w, d, :] = 0.0
         state.tecs[w, d, :] = 0.0
         state.throttle[w, d] = 0.0
         state.thrust_command[w, d] = 0.0
-        state.rate_fresh[w, d] = True
-        state.contact[w, d] = False
-        state.crashed[w, d] = False
-    state.steps[w] = 0
-    for a in range(3):
-        state.wind[w, a] = plant.wind_mean[w, a]
+    restart_clock(state, plant, w)
     hold_world_setpoints(state, nominal, config, mode, w)

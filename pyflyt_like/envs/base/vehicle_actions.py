@@ -5,7 +5,7 @@ quantity is never negative, as gymnasium's checker recommends).
 :class:`AffineActionMapping` turns that into the vehicle's setpoint in physical units. The
 physical ranges per mode are the environment's definition of the task, documented in
 docs/envs.md. (The batched Multirotor tasks scale their actions about the hover command
-instead: :class:`~pyflyt_like.envs.multirotor_tasks.actions.HoverCentredScaling`.)
+instead: :func:`~pyflyt_like.envs.multirotor_tasks.actions.hover_centred_scaling`.)
 """
 
 from __future__ import annotations

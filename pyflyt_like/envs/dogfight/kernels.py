@@ -20,6 +20,7 @@ import numpy as np
 from numba import njit, prange
 
 from pyflyt_like.batch.compiled import compile_shared
+from pyflyt_like.batch.finite import world_finite
 from pyflyt_like.batch.fixedwing.pipeline import step_world
 from pyflyt_like.batch.fixedwing.reset import reset_world
 from pyflyt_like.batch.pipeline import BLOCKS
@@ -118,19 +119,6 @@ def _restart_world(state, plant, nominal, config, task, params, w, observation):
     _observe_world(state, task, params, w, observation)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def _finite(state, w):
-    for d in range(state.pos.shape[1]):
-        for a in range(3):
-            if not (np.isfinite(state.pos[w, d, a]) and np.isfinite(state.vel[w, d, a])
-                    and np.isfinite(state.ang_vel[w, d, a])):
-                return False
-        for a in range(4):
-            if not np.isfinite(state.quat[w, d, a]):
-                return False
-    return True
-
-
 @njit(cache=True, _nrt=False, error_model="numpy")
 def _play_world(state, plant, nominal, config, noise, task, params, actions, w,
                 observation, reward):
@@ -159,7 +147,7 @@ def _play_world(state, plant, nominal, config, noise, task, params, actions, w,
                    params.damage_per_hit, task.dealt[w], task.received[w],
                    task.received_total[w], task.pair_total[w], task.health[w])
     task.step_count[w] += 1
-    diverged = not _finite(state, w)
+    diverged = not world_finite(state, w)
     out_of_dome(state.pos[w], params.dome_size, task.in_play[w], task.lost[w])
     for d in range(n):
         collided = (task.touched[w, d] or diverged) and task.in_play[w, d]

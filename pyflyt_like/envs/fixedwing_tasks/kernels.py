@@ -17,24 +17,25 @@ targets are the same sequence whatever the noise or the flight); spawn_pos, spaw
 
 from __future__ import annotations
 
-import math
 from collections import namedtuple
 
 import numpy as np
 from numba import njit, prange
 
 from pyflyt_like.batch.compiled import compile_shared
+from pyflyt_like.batch.finite import world_finite
 from pyflyt_like.batch.fixedwing.pipeline import step_world
 from pyflyt_like.batch.fixedwing.reset import reset_world
 from pyflyt_like.batch.pipeline import BLOCKS
 from pyflyt_like.batch.rotations import quat_to_matrix
-from pyflyt_like.batch.world_random import next_uniform
+from pyflyt_like.batch.world_random import next_normals, next_uniform
+from pyflyt_like.rules import action_queue
 from pyflyt_like.rules import fixedwing_reach as rules
 
 place_target = compile_shared(rules.place_target)
 spawn_pose = compile_shared(rules.spawn_pose)
 target_distance = compile_shared(rules.target_distance)
-queue_action = compile_shared(rules.queue_action)
+queue_action = compile_shared(action_queue.queue_action)
 to_setpoint = compile_shared(rules.to_setpoint)
 score_step = compile_shared(rules.score_step, target_distance)
 observe = compile_shared(rules.observe, quat_to_matrix)
@@ -68,19 +69,6 @@ def zeros_arrays(n_worlds: int, k: int, aux_size: int, size: int, delay: int) ->
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
-def draw_normals(streams, w, out):
-    """Standard normal draws into ``out`` (n,) from world ``w``'s stream (Box-Muller: two
-    uniforms per pair of normals; an odd last entry uses a pair's first)."""
-    n = out.shape[0]
-    for i in range(0, n, 2):
-        radius = math.sqrt(-2.0 * math.log(1.0 - next_uniform(streams, w)))  # 1 - u > 0
-        angle = 2.0 * math.pi * next_uniform(streams, w)
-        out[i] = radius * math.cos(angle)
-        if i + 1 < n:
-            out[i + 1] = radius * math.sin(angle)
-
-
-@njit(cache=True, _nrt=False, error_model="numpy")
 def draw_target(streams, w, target):
     """A new target for world ``w`` from its stream into ``target`` (3,) [m]."""
     u0 = next_uniform(streams, w)
@@ -104,7 +92,7 @@ def observe_world(pos, quat, vel, ang_vel, aux, task, params, w, observation):
     when ``params.noise_std > 0``."""
     normals = task.normals[w]
     if params.noise_std > 0.0:
-        draw_normals(task.noise_streams, w, normals)
+        next_normals(task.noise_streams, w, normals)
     observe(pos, quat, vel, ang_vel, aux, task.target[w], task.distance[w],
             task.last_action[w], normals, params.noise_std, params.observation_low,
             params.observation_high, observation)
@@ -163,18 +151,6 @@ def _restart_world(state, plant, nominal, config, task, params, w, observation):
     _observe_state(state, task, params, w, observation)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def _finite(state, w):
-    for a in range(3):
-        if not (np.isfinite(state.pos[w, 0, a]) and np.isfinite(state.vel[w, 0, a])
-                and np.isfinite(state.ang_vel[w, 0, a])):
-            return False
-    for a in range(4):
-        if not np.isfinite(state.quat[w, 0, a]):
-            return False
-    return True
-
-
 @njit(cache=True, _nrt=False, error_model="numpy")
 def _play_world(state, plant, nominal, config, noise, task, params, action, w, observation):
     """One agent step of world ``w``; returns (reward, terminated, truncated)."""
@@ -189,7 +165,7 @@ def _play_world(state, plant, nominal, config, noise, task, params, action, w, o
             step_world(state, plant, nominal, config, params.mode, w, noise, 0)
         if state.contact[w, 0]:
             touched = True
-    finite = _finite(state, w)
+    finite = world_finite(state, w)
     reward = score_world(state.pos[w, 0], touched, finite, task, w)
     if not finite:  # the next step restarts the world; show a valid state until then
         _restart_world(state, plant, nominal, config, task, params, w, observation)

@@ -1,8 +1,7 @@
 """Multirotor tasks on the batched engine (VectorEnv) and on PyBullet (the twin Env).
 
-One array-based implementation of each task (:mod:`.tasks`) and of the agent step
-(:mod:`.episodes`) serves both engines (:mod:`.backends`). The task classes are listed by
-name in :data:`pyflyt_like.envs.registry.MULTIROTOR_TASK_CLASSES`.
+The tasks' rules are written once (:mod:`pyflyt_like.rules.multirotor_tasks`) and compiled
+(:mod:`.kernels`): into the VectorEnv's fused step, and called with one world by the twin.
 """
 
 # The modules here compile numba kernels with cache=True; pyflyt_like.batch sets up the

@@ -15,9 +15,9 @@ Zero is always the hover command; -1 and +1 reach the model's limits (from its Y
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from pyflyt_like.common.multirotor_model import MultirotorModel
 from pyflyt_like.common.validation import as_float_array
@@ -63,69 +63,45 @@ def check_actions(name: str, actions: object, shape: tuple[int, ...]) -> np.ndar
     return as_float_array(name, actions, shape)
 
 
-class HoverCentredScaling:
-    """Scales (W, k) normalised actions to (W, k) setpoints of the engine's ``flight_mode``,
-    piecewise linearly about the hover command (zero) out to the model's limits (+-1).
+class HoverCentredScaling(NamedTuple):
+    """The map of normalised actions (k,) in [-1, 1] to setpoints of the engine's flight
+    mode, piecewise linear about the hover command (zero) out to the model's limits (+-1):
+    the arrays :func:`~pyflyt_like.rules.multirotor_tasks.to_setpoint` takes.
 
-    Args:
-        model: the multirotor's parameters.
-        flight_mode: -1, 0 or 1 (see the module docstring).
-        gravity: [m/s^2], for the hover point.
+    centre, below, above: (k,) the setpoint at zero and its spans down to -1 and up to +1.
+    yaw_column: the heading setpoint's column (mode 1: 2), or -1.
     """
 
-    def __init__(self, model: MultirotorModel, flight_mode: int, gravity: float):
-        self.flight_mode = check_flight_mode(flight_mode)
-        n = model.n_rotors
-        if self.flight_mode == -1:
-            hover = model.hover_speed(gravity)
-            centre = np.full(n, hover)
-            below, above = np.full(n, hover - model.min_speed), np.full(n, model.max_speed - hover)
-        else:
-            weight = model.mass * gravity
-            thrust_range = (weight - n * model.kf * model.min_speed ** 2,
-                            n * model.kf * model.max_speed ** 2 - weight)
-            if self.flight_mode == 0:
-                angular = np.asarray(model.rate_limits, float)
-                centre = np.array((0.0, 0.0, 0.0, weight))
-            else:
-                tilt = float(model.position_pid["max_tilt"])
-                angular = np.array((tilt, tilt, YAW_TURN))
-                centre = np.array((0.0, 0.0, 0.0, weight))
-            below = np.array((*angular, thrust_range[0]))
-            above = np.array((*angular, thrust_range[1]))
-        self.size = action_size(self.flight_mode, n)
-        self._centre, self._below, self._above = centre, below, above
-        self._yaw_column = 2 if self.flight_mode == 1 else -1
+    centre: np.ndarray
+    below: np.ndarray
+    above: np.ndarray
+    yaw_column: int
 
-    def __call__(self, action: np.ndarray, yaw: np.ndarray, out: np.ndarray) -> np.ndarray:
-        """Write the setpoints of ``action`` ((W, k), already within [-1, 1]) into ``out``;
-        ``yaw`` (W,) [rad] is each drone's current heading (used by mode 1)."""
-        _map_actions(action, self._centre, self._below, self._above, yaw, self._yaw_column,
-                     out)
-        return out
+    @property
+    def size(self) -> int:
+        """k, the length of one action."""
+        return len(self.centre)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
-def _map_actions(action, centre, below, above, yaw, yaw_column, out):
-    """out = centre + action * (below where action < 0, else above), plus the heading in
-    ``yaw_column`` (-1: none)."""
-    for w in range(action.shape[0]):
-        for i in range(action.shape[1]):
-            a = action[w, i]  # min/max, not a branch: signs are random across worlds
-            out[w, i] = centre[i] + max(a, 0.0) * above[i] + min(a, 0.0) * below[i]
-        if yaw_column >= 0:
-            out[w, yaw_column] += yaw[w]
-
-
-@njit(cache=True, _nrt=False, error_model="numpy")
-def clip_actions(action: np.ndarray, out: np.ndarray) -> bool:
-    """Write ``action`` (W, k) clipped to [-1, 1] into ``out``, unless some entry is NaN or
-    infinite: then False, and ``out`` unchanged."""
-    for w in range(action.shape[0]):
-        for i in range(action.shape[1]):
-            if not math.isfinite(action[w, i]):
-                return False
-    for w in range(action.shape[0]):
-        for i in range(action.shape[1]):
-            out[w, i] = min(max(action[w, i], -1.0), 1.0)
-    return True
+def hover_centred_scaling(model: MultirotorModel, flight_mode: int,
+                          gravity: float) -> HoverCentredScaling:
+    """The :class:`HoverCentredScaling` of ``model`` in ``flight_mode`` (-1, 0 or 1; see
+    the module docstring) under ``gravity`` [m/s^2] (for the hover point)."""
+    flight_mode = check_flight_mode(flight_mode)
+    n = model.n_rotors
+    if flight_mode == -1:
+        hover = model.hover_speed(gravity)
+        return HoverCentredScaling(np.full(n, hover), np.full(n, hover - model.min_speed),
+                                   np.full(n, model.max_speed - hover), -1)
+    weight = model.mass * gravity
+    thrust_range = (weight - n * model.kf * model.min_speed ** 2,
+                    n * model.kf * model.max_speed ** 2 - weight)
+    if flight_mode == 0:
+        angular = np.asarray(model.rate_limits, float)
+    else:
+        tilt = float(model.position_pid["max_tilt"])
+        angular = np.array((tilt, tilt, YAW_TURN))
+    return HoverCentredScaling(np.array((0.0, 0.0, 0.0, weight)),
+                               np.array((*angular, thrust_range[0])),
+                               np.array((*angular, thrust_range[1])),
+                               2 if flight_mode == 1 else -1)

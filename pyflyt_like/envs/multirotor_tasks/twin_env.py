@@ -7,22 +7,24 @@ from typing import Any
 import gymnasium
 import numpy as np
 
+from pyflyt_like.batch.world_random import world_streams
 from pyflyt_like.common.validation import check_seed
 from pyflyt_like.core.abstractions.camera import make_chase_camera
 
 from ..base.rendering import DEFAULT_RENDER_RESOLUTION, check_render_mode, check_render_resolution
+from . import kernels
 from .actions import check_actions
-from .backends.pybullet import PyBulletBackend
-from .episodes import Episodes, make_task, single_spaces
 from .options import task_options
-
-_ALL = np.ones(1, bool)
+from .parameters import task_infos, task_number, task_parameters
+from .pybullet_drone import PyBulletDrone
 
 
 class MultirotorTwinEnv(gymnasium.Env):
-    """One episode at a time of a multirotor task on PyBullet, with the same spaces,
-    observation, reward, termination and truncation as :class:`MultirotorVectorEnv` (one
-    shared implementation), so a policy trained on the batched engine flies here unchanged.
+    """One episode at a time of a multirotor task on PyBullet, with the spaces, observation,
+    reward, termination and truncation of :class:`MultirotorVectorEnv`: it calls the same
+    compiled rules with one world and draws its starts, targets and noise from the same
+    streams, so the same seed gives the same episodes on both engines and a policy trained
+    on the batched engine flies here unchanged.
 
     Args:
         task: "Hover", "Reach", "Track" or "Land".
@@ -45,17 +47,23 @@ class MultirotorTwinEnv(gymnasium.Env):
         self.render_mode = check_render_mode(render_mode)
         resolution = check_render_resolution(render_resolution)
         self.options = task_options(options)
-        episode_task = make_task(task, 1, self.options)
-        backend = PyBulletBackend(self.options.drone_model, self.options.flight_mode,
-                                  self.options.physics_hz, self.options.randomize,
-                                  render=self.render_mode == "human")
-        self.episodes = Episodes(episode_task, backend, self.options, action_name="action")
-        self.observation_space, self.action_space = single_spaces(self.episodes)
-        self._action_shape = self.action_space.shape
+        self.task_name, number = task, task_number(task)
+        self.world = PyBulletDrone(self.options.drone_model, self.options.flight_mode,
+                                   self.options.physics_hz, self.options.randomize,
+                                   render=self.render_mode == "human")
+        self.params, self.observation_space, self.action_space = task_parameters(
+            number, self.options, self.world.model, self.world.gravity)
+        k, size = self.action_space.shape[0], self.observation_space.shape[0]
+        self.task = kernels.zeros_arrays(1, k, size, self.options.action_delay_steps)
+        self._infos = task_infos(task, self.task)
+        self._action = np.zeros((1, k))
+        self._setpoint = np.zeros(k)
+        self._observation = np.zeros(size, np.float32)
         self.metadata = {**self.metadata, "render_fps": self.options.agent_hz}
-        self._camera = (make_chase_camera(backend.aviary, backend.drone, resolution)
+        self._camera = (make_chase_camera(self.world.aviary, self.world.drone, resolution)
                         if self.render_mode == "rgb_array" else None)
         self._seed = self.options.seed
+        self._started = False
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         """Start a new episode; ``seed`` (None or an int in [0, 2**63)) reseeds the env's
@@ -76,8 +84,17 @@ class MultirotorTwinEnv(gymnasium.Env):
         if seed is None and self._seed is not None:
             seed, self._seed = self._seed, None
         super().reset(seed=seed)
-        observation = self.episodes.reset(_ALL, self.np_random)
-        return observation[0].copy(), self._info()
+        # the VectorEnv's order of draws, for one world: the same seed, the same episode
+        self.task.streams[:] = world_streams(self.np_random, 1)
+        self.task.noise_streams[:] = world_streams(self.np_random, 1)
+        task, params, world = self.task, self.params, self.world
+        kernels.draw_start(task, params, 0)
+        world.reset(task.start_pos[0, 0], task.start_euler[0, 0],
+                    int(self.np_random.integers(2**31)), self.np_random)
+        kernels.start_task(world.pos, task, params, 0)
+        self._observe()
+        self._started = True
+        return self._observation.copy(), self._info()
 
     def step(self, action):
         """Fly ``action`` ((k,) numbers in [-1, 1], clipped) for one agent step.
@@ -87,18 +104,33 @@ class MultirotorTwinEnv(gymnasium.Env):
             ValueError: the wrong shape, or NaN or inf; the env is left exactly as it was.
             RuntimeError: before the first :meth:`reset`.
         """
-        action = check_actions("action", action, self._action_shape)
-        observation, reward, terminated, truncated = self.episodes.step(action[None],
-                                                                        self.np_random)
-        return (observation[0].copy(), float(reward[0]), bool(terminated[0]),
-                bool(truncated[0]), self._info())
+        action = check_actions("action", action, self.action_space.shape)
+        if not self._started:
+            raise RuntimeError("step() called before reset(): call reset() first")
+        self._action[0] = action
+        task, params, world = self.task, self.params, self.world
+        if not kernels.clip_actions(self._action, task, params):
+            raise ValueError("action must be finite (no NaN or inf)")
+        kernels.setpoint_of(world.quat, task, params, 0, self._setpoint)
+        world.step(self._setpoint, params.physics_steps)
+        reward, terminated = kernels.score_world(world.pos, world.quat, world.vel, task,
+                                                 params, 0)
+        self._observe()
+        truncated = (not terminated) and bool(task.step_count[0] >= params.max_steps)
+        return (self._observation.copy(), float(reward), bool(terminated), truncated,
+                self._info())
+
+    def _observe(self) -> None:
+        world = self.world
+        kernels.observe_world(world.pos, world.quat, world.vel, world.ang_vel, self.task,
+                              self.params, 0, self._observation)
 
     def _info(self) -> dict[str, Any]:
-        return {key: value[0].item() for key, value in self.episodes.task.info().items()}
+        return {key: value[0].item() for key, value in self._infos.items()}
 
     def render(self) -> np.ndarray | None:
         """rgb_array: an (H, W, 3) uint8 chase-camera frame; None otherwise."""
         return None if self._camera is None else self._camera.capture_rgb()
 
     def close(self) -> None:
-        self.episodes.backend.close()
+        self.world.close()

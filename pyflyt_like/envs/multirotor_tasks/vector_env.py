@@ -8,16 +8,21 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from pyflyt_like.batch import BatchedAviary
+from pyflyt_like.batch.compiled import bound_entry
 from pyflyt_like.batch.memory import engine_bytes
+from pyflyt_like.batch.world_random import world_streams
 from pyflyt_like.common.multirotor_model import load_multirotor_model
 from pyflyt_like.common.validation import check_memory, check_positive_int
+from pyflyt_like.rules import multirotor_tasks as rules
 
 from ..base.rendering import DEFAULT_RENDER_RESOLUTION, check_render_resolution
 from ..base.vector_seeding import checked_vector_seed, seed_vector_env
+from . import kernels
 from .actions import action_size, check_actions
-from .backends.batched import BatchBackend
-from .episodes import Episodes, estimated_bytes, single_spaces, task_class
 from .options import TaskOptions, task_options
+from .parameters import estimated_bytes, task_infos, task_number, task_parameters
+from .threads import PARALLEL_WORLDS
 
 RESET_OPTIONS = ("reset_mask",)
 """The keys ``reset(options=...)`` accepts."""
@@ -30,7 +35,8 @@ class MultirotorVectorEnv(VectorEnv):
     episode ends ignores that env's action and returns its reset observation, reward 0,
     ``terminated = truncated = False``), infos as dicts of (num_envs,) arrays with ``_key``
     masks, and ``reset(options={"reset_mask": mask})`` resetting only the masked envs.
-    ``step()`` has no Python loop over envs.
+    ``step()`` is one compiled call (:func:`.kernels.task_step`: every world's action,
+    physics, reward, endings, observation and autoreset) and the copies it returns.
 
     Args:
         task: "Hover", "Reach", "Track" or "Land".
@@ -60,23 +66,44 @@ class MultirotorVectorEnv(VectorEnv):
                              f"got {render_mode!r}")
         self.render_mode = render_mode
         self._resolution = check_render_resolution(render_resolution)
-        self.options = task_options({**options, "seed": seed})
-        kind = task_class(task)
-        _check_env_memory(self.num_envs, kind.feature_size, self.options)
-        backend = BatchBackend(self.num_envs, self.options.drone_model,
-                               self.options.flight_mode, self.options.physics_hz,
-                               self.options.randomize)
-        self.episodes = Episodes(kind(self.num_envs, 1.0 / self.options.agent_hz), backend,
-                                 self.options, action_name="actions")
-        self.single_observation_space, self.single_action_space = single_spaces(self.episodes)
+        options = self.options = task_options({**options, "seed": seed})
+        self.task_name, number = task, task_number(task)
+        _check_env_memory(self.num_envs, rules.FEATURE_SIZES[number], options)
+        # the controllers run at the physics rate (unless the YAML's mode_hz says
+        # otherwise), as in the PyBullet twin
+        self.sim = BatchedAviary(n_worlds=self.num_envs, n_drones=1,
+                                 drone_model=options.drone_model, mode=options.flight_mode,
+                                 physics_hz=options.physics_hz, control_hz=options.physics_hz,
+                                 randomize=options.randomize)
+        self.params, self.single_observation_space, self.single_action_space = \
+            task_parameters(number, options, self.sim.model, self.sim.gravity)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._action_shape = self.action_space.shape
-        self.metadata = {**self.metadata, "render_fps": self.options.agent_hz}
-        self._seed = self.options.seed
-        self._autoreset = np.zeros(self.num_envs, bool)
-        self._all = np.ones(self.num_envs, bool)
+        self.metadata = {**self.metadata, "render_fps": options.agent_hz}
+        w, k = self.num_envs, self._action_shape[1]
+        size = self.single_observation_space.shape[0]
+        self.task = kernels.zeros_arrays(w, k, size, options.action_delay_steps)
+        self._infos = task_infos(task, self.task)
+        self._observation = np.zeros((w, size), np.float32)
+        self._reward = np.zeros(w)
+        self._terminated = np.zeros(w, bool)
+        self._truncated = np.zeros(w, bool)
+        self._autoreset = np.zeros(w, bool)
+        self._all = np.ones(w, bool)
+        self._no_noise = np.zeros((1, 1, 5))  # the engine's turbulence input: none here
+        self._seed = options.seed
+        self._started = False
         self._view = self._camera = None
+        kernel = (kernels.task_step_parallel if w >= PARALLEL_WORLDS else kernels.task_step)
+        # numba would type the ~100 arrays of every call again (~9 us); bound once here,
+        # the step is the call of the machine code (the arrays keep their types for life)
+        self._kernel_arguments = (*self.sim.kernel_arguments, self._no_noise, self.task,
+                                  self.params)
+        self._actions = np.zeros((w, k))
+        self._call_kernel = bound_entry(kernel, *self._kernel_arguments, self._actions,
+                                        self._autoreset, True, self._observation,
+                                        self._reward, self._terminated, self._truncated)
 
     def reset(self, *, seed: int | list[int] | None = None,
               options: dict[str, Any] | None = None):
@@ -97,10 +124,16 @@ class MultirotorVectorEnv(VectorEnv):
         # everything is checked: from here on the env changes
         if seeds is None and self._seed is not None:
             seeds, self._seed = self._seed, None
-        seed_vector_env(self, seeds)
-        observation = self.episodes.reset(mask, self.np_random)
+        if seeds is not None or not self._started:
+            seed_vector_env(self, seeds)
+            self.task.streams[:] = world_streams(self.np_random, self.num_envs)
+            self.task.noise_streams[:] = world_streams(self.np_random, self.num_envs)
+            if self.options.randomize:
+                self.sim.rng = np.random.default_rng(int(self.np_random.integers(2**63)))
+        self._call(self._actions, mask, play=False)
+        self._started = True
         self._autoreset &= ~mask
-        return observation.copy(), self._infos()
+        return self._observation.copy(), self._info_arrays()
 
     def _reset_mask_of(self, options: object) -> np.ndarray:
         """The (num_envs,) bool mask of checked reset ``options`` (all envs by default)."""
@@ -138,15 +171,28 @@ class MultirotorVectorEnv(VectorEnv):
             RuntimeError: before the first :meth:`reset`.
         """
         actions = check_actions("actions", actions, self._action_shape)
-        observation, reward, terminated, truncated = self.episodes.step(
-            actions, self.np_random, restart=self._autoreset)
-        self._autoreset = terminated | truncated
-        return (observation.copy(), reward.astype(np.float64), terminated, truncated,
-                self._infos())
+        if not self._started:
+            raise RuntimeError("step() called before reset(): call reset() first")
+        if not self._call(actions, self._autoreset, play=True):
+            raise ValueError("actions must be finite (no NaN or inf)")
+        np.logical_or(self._terminated, self._truncated, out=self._autoreset)
+        return (self._observation.copy(), self._reward.copy(), self._terminated.copy(),
+                self._truncated.copy(), self._info_arrays())
 
-    def _infos(self) -> dict[str, np.ndarray]:
+    def _call(self, actions: np.ndarray, restart: np.ndarray, play: bool) -> bool:
+        """The fused step (:func:`.kernels.task_step`) on ``actions`` (W, k) float32 or
+        float64; False if an action is not finite (then nothing changed)."""
+        if self.options.randomize and restart.any():
+            # the in-kernel reset keeps the plant: draw the restarting worlds' here
+            self.sim.family.draw_plant(self.sim.rng, self.sim.plant, np.flatnonzero(restart))
+        self._actions[:] = actions  # the bound entry's type: C-contiguous float64
+        return self._call_kernel(*self._kernel_arguments, self._actions, restart, play,
+                                 self._observation, self._reward, self._terminated,
+                                 self._truncated)
+
+    def _info_arrays(self) -> dict[str, np.ndarray]:
         infos = {}
-        for key, value in self.episodes.task.info().items():
+        for key, value in self._infos.items():
             infos[key] = value.copy()
             infos[f"_{key}"] = self._all
         return infos
@@ -160,13 +206,13 @@ class MultirotorVectorEnv(VectorEnv):
             # PyBullet is loaded here, by the first frame, not by the VectorEnv itself
             from pyflyt_like.core.abstractions.camera import make_chase_camera
 
-            from .backends.pybullet import PyBulletBackend
+            from .pybullet_drone import PyBulletDrone
 
-            self._view = PyBulletBackend(self.options.drone_model, self.options.flight_mode,
-                                         self.options.physics_hz, None)
+            self._view = PyBulletDrone(self.options.drone_model, self.options.flight_mode,
+                                       self.options.physics_hz, None)
             self._camera = make_chase_camera(self._view.aviary, self._view.drone,
                                              self._resolution)
-        sim = self.episodes.backend.sim
+        sim = self.sim
         self._view.show(sim.pos[0, 0], sim.quat[0, 0])
         return self._camera.capture_rgb()
 

@@ -1,5 +1,6 @@
-"""The Multirotor-* task definitions on hand-made states: rewards, terminations, targets and
-the action scaling, against their closed forms."""
+"""The Multirotor-* task rules on hand-made states: rewards, terminations, targets, starts,
+the observation and the action scaling, against their closed forms. The rules are checked
+as plain Python and compiled (the kernels' versions) on the same states."""
 
 from __future__ import annotations
 
@@ -9,25 +10,23 @@ import numpy as np
 import pytest
 
 from pyflyt_like.common.multirotor_model import load_multirotor_model
-from pyflyt_like.envs.multirotor_tasks.actions import YAW_TURN, HoverCentredScaling
-from pyflyt_like.envs.multirotor_tasks.kinematics import Kinematics, quat_to_rotation
-from pyflyt_like.envs.multirotor_tasks.tasks.hover import HoverTask
-from pyflyt_like.envs.multirotor_tasks.tasks.land import LandTask
-from pyflyt_like.envs.multirotor_tasks.tasks.lissajous import Lissajous
-from pyflyt_like.envs.multirotor_tasks.tasks.reach import ReachTask
-from pyflyt_like.envs.multirotor_tasks.tasks.track import TrackTask
+from pyflyt_like.envs.multirotor_tasks import kernels
+from pyflyt_like.envs.multirotor_tasks.actions import YAW_TURN, hover_centred_scaling
+from pyflyt_like.rules import multirotor_tasks as rules
 
 G = 9.81
+UPRIGHT, UPSIDE_DOWN = 1.0, -1.0  # the body z axis's world z component
+BOTH = pytest.mark.parametrize("step", [rules.score_step, kernels.score_step],
+                               ids=["python", "compiled"])
 
 
-def kinematics(pos, vel=None, upside_down=None) -> Kinematics:
-    pos = np.atleast_2d(np.asarray(pos, float))
-    n = len(pos)
-    rot = np.tile(np.eye(3), (n, 1, 1))
-    if upside_down is not None:
-        rot[np.asarray(upside_down)] = np.diag((1.0, -1.0, -1.0))
-    vel = np.zeros((n, 3)) if vel is None else np.atleast_2d(np.asarray(vel, float))
-    return Kinematics(pos, rot, vel, np.zeros((n, 3)), np.arctan2(rot[:, 1, 0], rot[:, 0, 0]))
+def setpoints(model, mode, actions, yaw):
+    scaling = hover_centred_scaling(model, mode, G)
+    out = np.zeros((len(actions), scaling.size))
+    for action, row in zip(np.asarray(actions, float), out, strict=True):
+        kernels.to_setpoint(action, scaling.centre, scaling.below, scaling.above, yaw,
+                            scaling.yaw_column, row)
+    return out
 
 
 @pytest.mark.parametrize("model_name", ["crazyflie21", "cf2x", "hexarotor"])
@@ -35,110 +34,198 @@ def test_zero_action_is_hover_and_unit_actions_reach_the_limits(model_name):
     model = load_multirotor_model(model_name, None, G)
     n = model.n_rotors
     weight = model.mass * G
-    out = np.zeros((3, n))
-    speeds = HoverCentredScaling(model, -1, G)(
-        np.array([[0.0] * n, [-1.0] * n, [1.0] * n]), np.zeros(3), out)
+    speeds = setpoints(model, -1, [[0.0] * n, [-1.0] * n, [1.0] * n], 0.0)
     np.testing.assert_allclose(speeds[0], model.hover_speed(G))
     np.testing.assert_allclose(speeds[1], model.min_speed)
     np.testing.assert_allclose(speeds[2], model.max_speed)
-    heading = np.array([0.3, 0.3, 0.3])
-    actions = np.array([[0.0] * 4, [-1.0] * 4, [1.0] * 4])
-    rates = HoverCentredScaling(model, 0, G)(actions, heading, np.zeros((3, 4)))
+    actions = [[0.0] * 4, [-1.0] * 4, [1.0] * 4]
+    rates = setpoints(model, 0, actions, 0.3)
     np.testing.assert_allclose(rates[0], (0, 0, 0, weight))
     np.testing.assert_allclose(rates[2, :3], model.rate_limits)
     np.testing.assert_allclose(rates[1, 3], n * model.kf * model.min_speed ** 2)
     np.testing.assert_allclose(rates[2, 3], n * model.kf * model.max_speed ** 2)
-    attitude = HoverCentredScaling(model, 1, G)(actions, heading, np.zeros((3, 4)))
+    attitude = setpoints(model, 1, actions, 0.3)
     tilt = model.position_pid["max_tilt"]
     np.testing.assert_allclose(attitude[0], (0, 0, 0.3, weight))  # zero holds the heading
     np.testing.assert_allclose(attitude[2, :3], (tilt, tilt, 0.3 + YAW_TURN))
     np.testing.assert_allclose(attitude[1, :3], (-tilt, -tilt, 0.3 - YAW_TURN))
 
 
-def test_rotation_matrices_match_pybullet():
+def test_rotation_heading_and_up_axis_match_pybullet():
     pybullet = pytest.importorskip("pybullet")
     rng = np.random.default_rng(0)
     quat = rng.normal(size=(5, 4))
     quat /= np.linalg.norm(quat, axis=1, keepdims=True)
-    yaw = np.zeros(5)
-    rot = quat_to_rotation(quat, np.zeros((5, 3, 3)), yaw)
-    for q, r, heading in zip(quat, rot, yaw, strict=True):
-        np.testing.assert_allclose(r, np.reshape(pybullet.getMatrixFromQuaternion(q), (3, 3)),
-                                   atol=1e-12)
-        assert heading == pytest.approx(pybullet.getEulerFromQuaternion(q)[2], abs=1e-12)
+    size = 3 + 15 + 4
+    high = np.full(size, 1e9)
+    for q in quat:
+        out = np.zeros(size)
+        rules.observe(rules.HOVER, np.zeros(3), q, np.zeros(3), np.zeros(3), np.zeros(3),
+                      np.zeros(9), 0.0, np.zeros(4), np.zeros(size), 0.0, -high, high, out)
+        matrix = np.reshape(pybullet.getMatrixFromQuaternion(q), (3, 3))
+        np.testing.assert_allclose(out[3:12], matrix.ravel(), atol=1e-12)
+        assert kernels.heading(q) == pytest.approx(pybullet.getEulerFromQuaternion(q)[2],
+                                                   abs=1e-12)
+        assert kernels.up_z_of(q) == pytest.approx(matrix[2, 2], abs=1e-12)
 
 
-def test_hover_reward_is_a_gaussian_of_the_distance_and_ends_outside_the_zone():
-    task = HoverTask(4, 0.02)
-    state = kinematics([(0, 0, 1), (0.5, 0, 1), (0, 0, 2.6), (0, 0, 1)], upside_down=[3])
-    reward, terminated = task.evaluate(state, np.ones(4), None)
-    np.testing.assert_allclose(reward[:2], (1.0, math.exp(-1.0)))
-    assert terminated.tolist() == [False, False, True, True]
-    np.testing.assert_allclose(task.features(state, None)[1], (-0.5, 0, 0))
+def play(step, task, pos, up_z=UPRIGHT, vel=(0, 0, 0), target=(0, 0, 0), curve=None,
+         time=1.0, previous=0.0):
+    """``step``'s (reward, terminated, distance, arrived, landed) of one hand-made state."""
+    curve = np.zeros(9) if curve is None else np.asarray(curve, float)
+    return step(task, np.asarray(pos, float), up_z, np.asarray(vel, float),
+                np.asarray(target, float), curve, time, previous)
 
 
-def test_hover_starts_near_the_target():
-    task = HoverTask(500, 0.02)
-    start, attitude = task.reset(np.ones(500, bool), np.random.default_rng(0))
-    assert np.all(np.abs(start - (0, 0, 1)) <= 0.3)
-    assert np.all(np.abs(attitude[:, :2]) <= 0.1) and np.all(np.abs(attitude[:, 2]) <= math.pi / 4)
+HOVER_TARGET = (0.0, 0.0, 1.0)
 
 
-def test_reach_pays_progress_and_draws_a_new_target_on_arrival():
-    task = ReachTask(2, 0.02)
-    rng = np.random.default_rng(0)
-    task.reset(np.ones(2, bool), rng)
-    task.target[:] = ((1.0, 0.0, 1.0), (0.0, 0.0, 1.0))
-    task.start(kinematics([(0, 0, 1), (0, 0, 1.5)]), np.ones(2, bool))
-    reward, terminated = task.evaluate(kinematics([(0.2, 0, 1), (0, 0, 1.05)]), np.ones(2), rng)
-    assert reward[0] == pytest.approx(10 * 0.2)
-    assert reward[1] == pytest.approx(10 * 0.45 + 10)  # progress plus the arrival bonus
-    assert task.reached.tolist() == [0, 1] and not terminated.any()
-    assert not np.allclose(task.target[1], (0, 0, 1))  # a fresh target, inside the box
-    assert np.all(task.target[1] >= (-1, -1, 0.5)) and np.all(task.target[1] <= (1, 1, 1.5))
-    assert task.distance[1] == pytest.approx(np.linalg.norm(task.target[1] - (0, 0, 1.05)))
-    _, terminated = task.evaluate(kinematics([(2.1, 0, 1), (0, 0, 1)]), np.ones(2), rng)
-    assert terminated.tolist() == [True, False]
+@BOTH
+def test_hover_reward_is_a_gaussian_of_the_distance_and_ends_outside_the_zone(step):
+    results = [play(step, rules.HOVER, pos, up_z, target=HOVER_TARGET)
+               for pos, up_z in (((0, 0, 1), UPRIGHT), ((0.5, 0, 1), UPRIGHT),
+                                 ((0, 0, 2.6), UPRIGHT), ((0, 0, 1), UPSIDE_DOWN),
+                                 ((0, 0, 0.04), UPRIGHT))]
+    assert [r[0] for r in results[:2]] == pytest.approx([1.0, math.exp(-1.0)])
+    assert [r[1] for r in results] == [False, False, True, True, True]
+    assert results[1][2] == pytest.approx(0.5)
 
 
-def test_track_observes_the_reference_ahead_and_rewards_closeness():
-    task = TrackTask(3, 0.02)
-    task.reset(np.ones(3, bool), np.random.default_rng(1))
-    reference = task.reference
-    time = np.array([0.0, 1.0, 2.5])
-    now = reference.positions(time[:, None])[:, 0]
-    state = kinematics(now + ((0, 0, 0), (0.3, 0, 0), (1.2, 0, 0)))
-    features = task.features(state, time).reshape(3, 5, 3)
+@BOTH
+def test_reach_pays_progress_and_draws_no_target_itself(step):
+    reward, terminated, distance, arrived, _ = play(step, rules.REACH, (0.2, 0, 1),
+                                                    target=(1, 0, 1), previous=1.0)
+    assert (reward, terminated, distance, arrived) == (pytest.approx(10 * 0.2), False,
+                                                       pytest.approx(0.8), False)
+    reward, terminated, _, arrived, _ = play(step, rules.REACH, (0, 0, 1.05),
+                                             target=(0, 0, 1), previous=0.5)
+    assert reward == pytest.approx(10 * 0.45 + 10) and arrived and not terminated
+    for outside in ((2.1, 0, 1), (0, -2.1, 1), (0, 0, -0.6), (0, 0, 2.6)):
+        assert play(step, rules.REACH, outside, target=(0, 0, 1))[1]
+
+
+def test_reach_draws_a_new_target_in_the_box_on_arrival():
+    task = kernels.zeros_arrays(1, 4, 22, 0)
+    task.streams[:] = 12345
+    task.target[0] = (0.0, 0.0, 1.0)
+    task.distance[0] = 0.5
+    params = _params(rules.REACH)
+    pos, level = np.array([0.0, 0.0, 1.05]), np.array([0.0, 0.0, 0.0, 1.0])
+    reward, terminated = kernels.score_world(pos, level, np.zeros(3), task, params, 0)
+    assert reward == pytest.approx(10 * 0.45 + 10) and not terminated
+    assert task.reached[0] == 1 and not np.allclose(task.target[0], (0, 0, 1))
+    assert np.all(task.target[0] >= rules.REACH_LOW) and np.all(task.target[0] <= rules.REACH_HIGH)
+    assert task.distance[0] == pytest.approx(np.linalg.norm(task.target[0] - pos))
+
+
+def _params(task: int, noise_std: float = 0.0) -> kernels.TaskParams:
+    size = rules.FEATURE_SIZES[task] + 15 + 4
+    high = np.full(size, 1e9)
+    return kernels.TaskParams(
+        task=task, mode=1, max_steps=500, physics_steps=10, agent_period=0.02,
+        action_low=-np.ones(4), action_high=np.ones(4), setpoint_centre=np.zeros(4),
+        setpoint_below=np.ones(4), setpoint_above=np.ones(4), yaw_column=2,
+        observation_low=-high, observation_high=high, noise_std=noise_std)
+
+
+def _curve(amplitude=(0.8, 0.4, 0.1), period=7.0, phase=(0.3, 1.2, 2.0)) -> np.ndarray:
+    omega = 2 * math.pi / period * np.array(rules.FREQUENCY_RATIOS)
+    return np.concatenate((amplitude, omega, phase))
+
+
+def _reference(curve: np.ndarray, t: float) -> np.ndarray:
+    """The figure-eight's closed form at ``t`` [s]."""
+    return np.array((0, 0, 1)) + curve[:3] * np.sin(curve[3:6] * t + curve[6:])
+
+
+@BOTH
+def test_track_rewards_closeness_to_the_reference_now(step):
+    curve = _curve()
+    now = _reference(curve, 2.5)
+    results = [play(step, rules.TRACK, now + offset, curve=curve, time=2.5, target=np.zeros(3))
+               for offset in ((0, 0, 0), (0.3, 0, 0), (1.2, 0, 0))]
+    assert [r[0] for r in results[:2]] == pytest.approx([1.0, math.exp(-1.0)])
+    assert [r[1] for r in results] == [False, False, True]
+    assert results[2][2] == pytest.approx(1.2)
+
+
+def test_track_observes_the_reference_ahead():
+    curve, pos, time = _curve(), np.array([0.1, -0.2, 0.9]), 1.3
+    size = 15 + 15 + 4
+    high = np.full(size, 1e9)
+    out = np.zeros(size)
+    kernels.observe(rules.TRACK, pos, np.array([0.0, 0.0, 0.0, 1.0]), np.zeros(3),
+                    np.zeros(3), np.zeros(3), curve, time, np.zeros(4), np.zeros(size), 0.0,
+                    -high, high, out)
     for i in range(5):
-        t = time + 0.1 * i
-        expected = reference.centre + reference.amplitude * np.sin(
-            reference.omega * t[:, None] + reference.phase)
-        np.testing.assert_allclose(features[:, i], expected - state.pos, atol=1e-12)
-    reward, terminated = task.evaluate(state, time, None)
-    np.testing.assert_allclose(reward[:2], (1.0, math.exp(-1.0)))
-    assert terminated.tolist() == [False, False, True]
+        np.testing.assert_allclose(out[3 * i:3 * i + 3], _reference(curve, time + 0.1 * i) - pos,
+                                   atol=1e-12)
 
 
-def test_lissajous_draws_stay_in_their_ranges():
-    curve = Lissajous(1000)
-    curve.draw(np.random.default_rng(2), np.ones(1000, bool))
-    assert np.all(curve.amplitude >= (0.5, 0.25, 0.0)) and np.all(curve.amplitude <= (1, 0.5, 0.2))
-    periods = 2 * math.pi / curve.omega[:, 0]
+def _starts(task: int, n: int = 2000):
+    rng = np.random.default_rng(0)
+    target, curve = np.zeros((n, 3)), np.zeros((n, 9))
+    pos, euler = np.zeros((n, 3)), np.zeros((n, 3))
+    for i in range(n):
+        rules.start_episode(task, rng.random(rules.START_DRAWS), target[i], curve[i], pos[i],
+                            euler[i])
+    return target, curve, pos, euler
+
+
+def test_starts_stay_in_their_ranges():
+    target, _, pos, euler = _starts(rules.HOVER)
+    assert np.all(target == HOVER_TARGET) and np.all(np.abs(pos - HOVER_TARGET) <= 0.3)
+    assert np.all(np.abs(euler[:, :2]) <= 0.1) and np.all(np.abs(euler[:, 2]) <= math.pi / 4)
+    target, _, pos, euler = _starts(rules.REACH)
+    for points in (target, pos):
+        assert np.all(points >= rules.REACH_LOW) and np.all(points <= rules.REACH_HIGH)
+    assert not np.allclose(target, pos)  # drawn apart
+    target, _, pos, euler = _starts(rules.LAND)
+    assert np.all(target == (0, 0, rules.TOUCHDOWN_HEIGHT))
+    assert np.all(pos >= rules.LAND_LOW) and np.all(pos <= rules.LAND_HIGH)
+    assert np.all(np.abs(euler[:, :2]) <= 0.1)
+
+
+def test_track_starts_on_random_figure_eights_near_their_first_point():
+    target, curve, pos, euler = _starts(rules.TRACK)
+    assert np.all(curve[:, :3] >= rules.AMPLITUDE_LOW)
+    assert np.all(curve[:, :3] <= rules.AMPLITUDE_HIGH)
+    periods = 2 * math.pi / curve[:, 3]
     assert periods.min() >= 6.0 and periods.max() <= 10.0
-    np.testing.assert_allclose(curve.omega[:, 1], 2 * curve.omega[:, 0])
+    np.testing.assert_allclose(curve[:, 4], 2 * curve[:, 3])
+    np.testing.assert_allclose(curve[:, 5], curve[:, 3])
+    assert np.all((curve[:, 6:] >= 0) & (curve[:, 6:] < 2 * math.pi))
+    first = np.array([_reference(c, 0.0) for c in curve])
+    np.testing.assert_allclose(target, first, atol=1e-12)
+    assert np.all(np.abs(pos - first) <= 0.1)
+    assert np.all(euler[:, :2] == 0.0) and np.all(np.abs(euler[:, 2]) <= math.pi / 4)
 
 
-def test_land_rewards_a_soft_touchdown_on_the_pad_only():
-    task = LandTask(4, 0.02)
-    task.reset(np.ones(4, bool), np.random.default_rng(0))
-    above = [(0, 0, 0.1), (0, 0, 0.1), (0.5, 0, 0.1), (0, 0, 1)]
-    task.start(kinematics(above), np.ones(4, bool))
-    down = kinematics([(0, 0, 0.05), (0, 0, 0.05), (0.5, 0, 0.05), (0, 0, 0.9)],
-                      vel=[(0, 0, -0.2), (0, 0, -1.5), (0, 0, -0.2), (0, 0, -0.2)])
-    reward, terminated = task.evaluate(down, np.ones(4), None)
+@BOTH
+def test_land_rewards_a_soft_touchdown_on_the_pad_only(step):
+    point = (0, 0, 0.05)
+    cases = [((0, 0, 0.05), (0, 0, -0.2), 0.05), ((0, 0, 0.05), (0, 0, -1.5), 0.05),
+             ((0.5, 0, 0.05), (0, 0, -0.2), math.hypot(0.5, 0.05)),
+             ((0, 0, 0.9), (0, 0, -0.2), 0.95)]
+    results = [play(step, rules.LAND, pos, vel=vel, target=point, previous=previous)
+               for pos, vel, previous in cases]
     progress = 10 * 0.05
-    assert reward[0] == pytest.approx(progress + 10 * (1 - 0.2))
-    assert reward[1] == pytest.approx(progress)  # too fast for a bonus
-    assert reward[2] == pytest.approx(10 * (math.hypot(0.5, 0.05) - 0.5))  # off the pad: no bonus
-    assert terminated.tolist() == [True, True, True, False]
-    assert task.landed.tolist() == [True, False, False, False]
+    assert results[0][0] == pytest.approx(progress + 10 * (1 - 0.2))
+    assert results[1][0] == pytest.approx(progress)  # too fast for a bonus
+    assert results[2][0] == pytest.approx(10 * (math.hypot(0.5, 0.05) - 0.5))  # off the pad
+    assert [r[1] for r in results] == [True, True, True, False]
+    assert [r[4] for r in results] == [True, False, False, False]
+    assert play(step, rules.LAND, (0, 0, 1), up_z=UPSIDE_DOWN, target=point)[1]
+    assert play(step, rules.LAND, (3.1, 0, 1), target=point)[1]
+
+
+def test_noise_is_added_before_clipping_to_the_bounds():
+    size = 3 + 15 + 4
+    low, high = -np.ones(size), np.ones(size)
+    noise = np.full(size, 2.0)
+    out = np.zeros(size)
+    rules.observe(rules.HOVER, np.array([0.0, 0.0, 0.5]), np.array([0.0, 0.0, 0.0, 1.0]),
+                  np.zeros(3), np.zeros(3), np.zeros(3), np.zeros(9), 0.0, np.zeros(4), noise,
+                  0.1, low, high, out)
+    np.testing.assert_allclose(out[:3], (0.2, 0.2, -0.3))  # target - pos + 0.1 * 2
+    assert out[3] == 1.0  # R00 = 1 plus 0.2, clipped

@@ -252,8 +252,8 @@ def test_control_mode_is_the_old_name_of_flight_mode():
     with pytest.deprecated_call(match="use flight_mode"):
         twin = make_twin("Hover", control_mode=0)
     try:
-        assert envs.episodes.action_scaling.flight_mode == -1
-        assert twin.unwrapped.episodes.action_scaling.flight_mode == 0
+        assert envs.options.flight_mode == envs.params.mode == -1
+        assert twin.unwrapped.options.flight_mode == twin.unwrapped.params.mode == 0
     finally:
         envs.close()
         twin.close()

@@ -1,4 +1,5 @@
-"""The PyBullet path under the twin env: one Multirotor in an Aviary (W = 1)."""
+"""The PyBullet side of a Multirotor task: one Multirotor in an Aviary (the twin's world,
+and the VectorEnv's picture of world 0)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,13 @@ import numpy as np
 from pyflyt_like.batch.randomization import check_randomize
 from pyflyt_like.core import Aviary
 
-from ..kinematics import Kinematics, heading
-
 # What PyBullet can change on a built body; the batched engine draws the other keys.
 TWIN_RANDOMIZE_KEYS = ("mass", "inertia")
 
 
-class PyBulletBackend:
-    """One :class:`~pyflyt_like.core.drones.Multirotor` flown by an :class:`Aviary`.
+class PyBulletDrone:
+    """One :class:`~pyflyt_like.core.drones.Multirotor` flown by an :class:`Aviary`, its
+    state read into (3,) / (4,) arrays for the task's rules.
 
     Args:
         drone_model: the multirotor YAML's name.
@@ -41,23 +41,22 @@ class PyBulletBackend:
         self.gravity = self.aviary.gravity
         self.mode = mode
         self.aviary.set_mode(mode)
-        self._pos, self._rot = np.zeros((1, 3)), np.zeros((1, 3, 3))
-        self._vel, self._ang_vel = np.zeros((1, 3)), np.zeros((1, 3))
-        self._yaw = np.zeros(1)
-        self._never_diverged = np.zeros(1, bool)
-        self.setpoints = np.zeros((1, self.drone.setpoint_size_of(mode)))
+        self.pos, self.quat = np.zeros(3), np.array((0.0, 0.0, 0.0, 1.0))
+        self.vel, self.ang_vel = np.zeros(3), np.zeros(3)
 
-    def reset(self, mask: np.ndarray, start_pos: np.ndarray, start_orn: np.ndarray,
-              seed: int, rng: np.random.Generator | None = None) -> None:
-        """Put the drone at rest at (1, 3) position [m] and Euler angles [rad]; ``rng``
-        draws the randomised mass and inertia."""
+    def reset(self, start_pos: np.ndarray, start_euler: np.ndarray, seed: int,
+              rng: np.random.Generator) -> None:
+        """Put the drone at rest at ``start_pos`` (3,) [m] with Euler angles ``start_euler``
+        (3,) [rad]; ``seed`` reseeds the aviary, ``rng`` draws the randomised mass and
+        inertia."""
         drone, aviary = self.drone, self.aviary
-        drone.start_pos = np.array(start_pos[0], float)
-        drone.start_orn = aviary.getQuaternionFromEuler(start_orn[0].tolist())
+        drone.start_pos = np.array(start_pos, float)
+        drone.start_orn = aviary.getQuaternionFromEuler(np.asarray(start_euler).tolist())
         aviary.reset(seed=seed)
         aviary.set_mode(self.mode)
         if self.randomize:
             self._randomize(rng)
+        self._read()
 
     def _randomize(self, rng: np.random.Generator) -> None:
         mass, inertia = self.model.mass, np.array(self.model.inertia, float)
@@ -68,25 +67,20 @@ class PyBulletBackend:
         self.aviary.changeDynamics(self.drone.Id, -1, mass=mass,
                                    localInertiaDiagonal=inertia.tolist())
 
-    def step(self, n_steps: int) -> None:
-        """Hold :attr:`setpoints` (1, k) for ``n_steps`` physics steps."""
-        self.aviary.set_setpoint(0, self.setpoints[0])
+    def step(self, setpoint: np.ndarray, n_steps: int) -> None:
+        """Hold ``setpoint`` (k,) for ``n_steps`` physics steps (a non-finite PyBullet
+        state raises :class:`~pyflyt_like.common.validation.NumericalError`)."""
+        self.aviary.set_setpoint(0, setpoint)
         for _ in range(n_steps):
             self.aviary.step()
+        self._read()
 
-    def diverged(self) -> np.ndarray:
-        """(1,) False: a non-finite PyBullet state raises
-        :class:`~pyflyt_like.common.validation.NumericalError` from :meth:`step` instead."""
-        return self._never_diverged
-
-    def kinematics(self) -> Kinematics:
+    def _read(self) -> None:
         drone = self.drone
-        self._pos[0] = drone.state[3]
-        self._rot[0] = drone.rotation_matrix
-        self._vel[0] = drone.world_velocity
-        self._ang_vel[0] = drone.state[0]
-        self._yaw[0] = heading(self._rot[0])
-        return Kinematics(self._pos, self._rot, self._vel, self._ang_vel, self._yaw)
+        self.pos[:] = drone.state[3]
+        self.quat[:] = drone.quaternion
+        self.vel[:] = drone.world_velocity
+        self.ang_vel[:] = drone.state[0]
 
     def show(self, pos: np.ndarray, quat: np.ndarray) -> None:
         """Place the drone at ``pos`` (3,) [m] with ``quat`` (4,) (x, y, z, w), for pictures."""

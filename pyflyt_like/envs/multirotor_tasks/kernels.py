@@ -1,0 +1,241 @@
+"""The Multirotor tasks' compiled code: the rules of :mod:`pyflyt_like.rules.multirotor_tasks`
+compiled (for the PyBullet twin too), the per-world draws, and the VectorEnv's fused step:
+every world's action, physics, reward, endings, observation and autoreset in one call.
+
+Arrays of the task (:class:`TaskArrays`), per world ``w`` (one drone each): target (W, 3)
+[m] (Hover's point, Reach's target, Track's reference now, Land's touchdown point); curve
+(W, 9) Track's figure-eight; distance (W,) [m] what the task measures (Track: the tracking
+error); reached (W,) int Reach's targets this episode; landed (W,) bool Land's soft landing
+at the last step; step_count (W,) int; last_action (W, k) the clipped normalised actions;
+pending (W, delay + 1, k) the ring of delayed actions and slot (W,) int its cursor;
+uniforms (W, START_DRAWS) and normals (W, size) the last draws; streams (W,) uint64 the
+starts' and targets' draws and noise_streams (W,) uint64 the observation noise's
+(:mod:`pyflyt_like.batch.world_random`: two streams, so a world's episodes are the same
+sequence whatever the noise); start_pos, start_euler (W, 1, 3) the last start.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit, prange
+
+from pyflyt_like.batch.compiled import compile_shared
+from pyflyt_like.batch.finite import world_finite
+from pyflyt_like.batch.multirotor_reset import reset_world
+from pyflyt_like.batch.pipeline import prepare, step_world
+from pyflyt_like.batch.rotations import quat_to_matrix
+from pyflyt_like.batch.world_random import next_normals, next_uniform
+from pyflyt_like.rules import action_queue
+from pyflyt_like.rules import multirotor_tasks as rules
+
+from .threads import BLOCKS
+
+_in_box = compile_shared(rules._in_box)
+_tilted = compile_shared(rules._tilted)
+place_reach_target = compile_shared(rules.place_reach_target, _in_box)
+reference_point = compile_shared(rules.reference_point)
+start_episode = compile_shared(rules.start_episode, _in_box, _tilted, place_reach_target,
+                               reference_point)
+distance_to = compile_shared(rules.distance_to)
+task_distance = compile_shared(rules.task_distance, reference_point, distance_to)
+score_step = compile_shared(rules.score_step, task_distance)
+to_setpoint = compile_shared(rules.to_setpoint)
+heading = compile_shared(rules.heading, quat_to_matrix)
+up_z_of = compile_shared(rules.up_z_of)
+_put = compile_shared(rules._put)
+observe = compile_shared(rules.observe, reference_point, quat_to_matrix, _put)
+queue_action = compile_shared(action_queue.queue_action)
+
+TaskArrays = namedtuple("TaskArrays", [
+    "target", "curve", "distance", "reached", "landed", "step_count", "last_action",
+    "pending", "slot", "uniforms", "normals", "streams", "noise_streams", "start_pos",
+    "start_euler"])
+
+#: The fixed numbers of the task: task (:data:`~pyflyt_like.rules.multirotor_tasks.HOVER`
+#: ...), mode (the engine's flight mode), max_steps, physics_steps (per agent step),
+#: agent_period [s]; action_low, action_high (k,) the normalised action's bounds (-1, 1);
+#: setpoint_centre, setpoint_below, setpoint_above (k,) its map to the setpoint and
+#: yaw_column (:func:`~pyflyt_like.rules.multirotor_tasks.to_setpoint`); observation_low,
+#: observation_high (size,); noise_std the observation noise's standard deviation.
+TaskParams = namedtuple("TaskParams", [
+    "task", "mode", "max_steps", "physics_steps", "agent_period", "action_low",
+    "action_high", "setpoint_centre", "setpoint_below", "setpoint_above", "yaw_column",
+    "observation_low", "observation_high", "noise_std"])
+
+
+def zeros_arrays(n_worlds: int, k: int, size: int, delay: int) -> TaskArrays:
+    """A TaskArrays for ``n_worlds`` worlds with ``k`` actions, observations of ``size``
+    and ``delay`` agent steps of action delay."""
+    w = n_worlds
+    return TaskArrays(
+        target=np.zeros((w, 3)), curve=np.zeros((w, 9)), distance=np.zeros(w),
+        reached=np.zeros(w, np.int64), landed=np.zeros(w, bool),
+        step_count=np.zeros(w, np.int64), last_action=np.zeros((w, k)),
+        pending=np.zeros((w, delay + 1, k)), slot=np.zeros(w, np.int64),
+        uniforms=np.zeros((w, rules.START_DRAWS)), normals=np.zeros((w, size)),
+        streams=np.zeros(w, np.uint64), noise_streams=np.zeros(w, np.uint64),
+        start_pos=np.zeros((w, 1, 3)), start_euler=np.zeros((w, 1, 3)))
+
+
+@njit(cache=True, _nrt=False, error_model="numpy")
+def draw_start(task, params, w):
+    """World ``w``'s next episode from its stream: its target (or curve) and its start
+    (``task.start_pos[w]``, ``task.start_euler[w]``)."""
+    u = task.uniforms[w]
+    for i in range(u.shape[0]):
+        u[i] = next_uniform(task.streams, w)
+    start_episode(params.task, u, task.target[w], task.curve[w], task.start_pos[w, 0],
+                  task.start_euler[w, 0])
+
+
+@njit(cache=True, _nrt=False, error_model="numpy")
+def start_task(pos, task, params, w):
+    """Clear world ``w``'s episode counters and action ring for a drone started at ``pos``
+    (3,) [m]."""
+    task.distance[w] = task_distance(params.task, pos, task.target[w], task.curve[w], 0.0)
+    task.reached[w] = 0
+    task.landed[w] = False
+    task.step_count[w] = 0
+    task.slot[w] = 0
+    task.last_action[w, :] = 0.0
+    task.pending[w, :, :] = 0.0
+
+
+@njit(cache=True, _nrt=False, error_model="numpy")
+def setpoint_of(quat, task, params, w, setpoint):
+    """Queue world ``w``'s (already clipped) ``task.last_action[w]`` and write the action
+    now due as the engine's ``setpoint`` (k,) for the drone at attitude ``quat`` (4,)."""
+    slot = queue_action(task.last_action[w], params.action_low, params.action_high,
+                        task.last_action[w], task.pending[w], task.slot[w])
+    task.slot[w] = slot
+    to_setpoint(task.pending[w, slot], params.setpoint_centre, params.setpoint_below,
+                params.setpoint_above, heading(quat), params.yaw_column, setpoint)
+
+
+@njit(cache=True, _nrt=False, error_model="numpy")
+def score_world(pos, quat, vel, task, params, w):
+    """Score world ``w``'s agent step (its drone at ``pos``, ``quat``, ``vel``): reward,
+    Reach's next target on arrival, Land's soft landing; returns (reward, terminated)."""
+    task.step_count[w] += 1
+    time = task.step_count[w] * params.agent_period
+    reward, terminated, distance, arrived, landed = score_step(
+        params.task, pos, up_z_of(quat), vel, task.target[w], task.curve[w], time,
+        task.distance[w])
+    if arrived:
+        task.reached[w] += 1
+        u = task.uniforms[w]
+        for i in range(3):
+            u[i] = next_uniform(task.streams, w)
+        place_reach_target(u[0], u[1], u[2], task.target[w])
+        distance = distance_to(pos, task.target[w])
+    task.distance[w] = distance
+    task.landed[w] = landed
+    return reward, terminated
+
+
+@njit(cache=True, _nrt=False, error_model="numpy")
+def observe_world(pos, quat, vel, ang_vel, task, params, w, observation):
+    """World ``w``'s observation (size,) of its drone's state, with noise drawn from its
+    noise stream when ``params.noise_std > 0``."""
+    normals = task.normals[w]
+    if params.noise_std > 0.0:
+        next_normals(task.noise_streams, w, normals)
+    observe(params.task, pos, quat, vel, ang_vel, task.target[w], task.curve[w],
+            task.step_count[w] * params.agent_period, task.last_action[w], normals,
+            params.noise_std, params.observation_low, params.observation_high, observation)
+
+
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+def _observe_state(state, task, params, w, observation):
+    observe_world(state.pos[w, 0], state.quat[w, 0], state.vel[w, 0], state.ang_vel[w, 0],
+                  task, params, w, observation)
+
+
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+def _restart_world(state, plant, task, params, w, observation):
+    """A new episode in world ``w``: start from its stream, engine and task reset (the
+    plant is not redrawn here: the VectorEnv does it before the call)."""
+    draw_start(task, params, w)
+    reset_world(state, plant, w, task.start_pos[w], task.start_euler[w])
+    start_task(state.pos[w, 0], task, params, w)
+    _observe_state(state, task, params, w, observation)
+
+
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+def _play_world(state, plant, nominal, config, noise, task, params, w, observation):
+    """One agent step of world ``w`` (its clipped action in ``task.last_action[w]``);
+    returns (reward, terminated, truncated)."""
+    setpoint_of(state.quat[w, 0], task, params, w, state.setpoint[w, 0])
+    prepare(state, params.mode, w)
+    for _ in range(params.physics_steps):
+        step_world(state, plant, nominal, config, params.mode, w, noise, 0)
+    if not world_finite(state, w):
+        # scored nothing (a state the drone never flew to); show a valid state until the
+        # next step restarts the world
+        _restart_world(state, plant, task, params, w, observation)
+        return rules.FAILURE_REWARD, True, False
+    reward, terminated = score_world(state.pos[w, 0], state.quat[w, 0], state.vel[w, 0],
+                                     task, params, w)
+    _observe_state(state, task, params, w, observation)
+    return reward, terminated, (not terminated) and task.step_count[w] >= params.max_steps
+
+
+@njit(cache=True, _nrt=False, error_model="numpy")
+def clip_actions(actions, task, params):
+    """``actions`` (W, k) clipped into ``task.last_action``, unless an entry is NaN or
+    infinite: then False and nothing written."""
+    for w in range(actions.shape[0]):
+        for a in range(actions.shape[1]):
+            if not np.isfinite(actions[w, a]):
+                return False
+    for w in range(actions.shape[0]):
+        for a in range(actions.shape[1]):
+            task.last_action[w, a] = min(max(actions[w, a], params.action_low[a]),
+                                         params.action_high[a])
+    return True
+
+
+@njit(cache=True, _nrt=False, error_model="numpy")
+def _run_worlds(state, plant, nominal, config, noise, task, params, restart, play,
+                observation, reward, terminated, truncated, first, last):
+    for w in range(first, last):
+        if restart[w]:
+            _restart_world(state, plant, task, params, w, observation[w])
+            reward[w] = 0.0
+            terminated[w] = False
+            truncated[w] = False
+        elif play:
+            reward[w], terminated[w], truncated[w] = _play_world(
+                state, plant, nominal, config, noise, task, params, w, observation[w])
+
+
+@njit(cache=True, _nrt=False, error_model="numpy")
+def task_step(state, plant, nominal, config, noise, task, params, actions, restart, play,
+              observation, reward, terminated, truncated):
+    """One agent step of every world on the calling thread: worlds of ``restart`` ((W,)
+    bool) start a new episode (reward 0, not terminated nor truncated); with ``play`` the
+    others apply ``actions`` (W, k) and play, else they are left as they are. Writes
+    ``observation`` (W, size) float32, ``reward`` (W,), ``terminated`` and ``truncated``
+    (W,) bool. Returns False (nothing changed) if an action is NaN or infinite."""
+    if play and not clip_actions(actions, task, params):
+        return False
+    _run_worlds(state, plant, nominal, config, noise, task, params, restart, play,
+                observation, reward, terminated, truncated, 0, restart.shape[0])
+    return True
+
+
+@njit(cache=True, parallel=True, error_model="numpy")
+def task_step_parallel(state, plant, nominal, config, noise, task, params, actions, restart,
+                       play, observation, reward, terminated, truncated):
+    """:func:`task_step` with blocks of worlds on numba's threads."""
+    if play and not clip_actions(actions, task, params):
+        return False
+    n_worlds = restart.shape[0]
+    blocks = min(n_worlds, BLOCKS)
+    for block in prange(blocks):
+        _run_worlds(state, plant, nominal, config, noise, task, params, restart, play,
+                    observation, reward, terminated, truncated,
+                    block * n_worlds // blocks, (block + 1) * n_worlds // blocks)
+    return True

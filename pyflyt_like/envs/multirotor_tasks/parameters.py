@@ -1,0 +1,82 @@
+"""A Multirotor task's fixed numbers and spaces, built once for either engine.
+
+The observation (:func:`pyflyt_like.rules.multirotor_tasks.observe`): ``[task features,
+body-to-world rotation matrix (9, row-major), world velocity (3) [m/s], body rates (3)
+[rad/s], the last action (k)]`` plus Gaussian noise of standard deviation
+``observation_noise`` on every entry, clipped to the space's bounds (10 m per relative
+coordinate, 1 per matrix entry, 30 m/s, 50 rad/s, 1 per action entry: far beyond where the
+tasks end an episode). Actions are in [-1, 1], zero the hover command
+(:mod:`.actions`), held for ``physics_hz / agent_hz`` physics steps after
+``action_delay_steps`` agent steps.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+
+from pyflyt_like.common.multirotor_model import MultirotorModel
+from pyflyt_like.common.validation import check_choice
+from pyflyt_like.rules import multirotor_tasks as rules
+
+from .actions import hover_centred_scaling
+from .kernels import TaskParams
+from .options import TaskOptions
+
+STATE_SIZE = 9 + 3 + 3  # rotation matrix, velocity, body rates
+MAX_RELATIVE = 10.0  # m
+MAX_SPEED = 30.0  # m/s
+MAX_RATE = 50.0  # rad/s
+#: The info of each task, by name: (W,) arrays of the task's state after every step.
+INFO_KEYS = {"Hover": ("distance",), "Reach": ("distance", "targets_reached"),
+             "Track": ("tracking_error",), "Land": ("distance", "landed")}
+
+
+def task_number(task_name: str) -> int:
+    """The rules' number of the task ``task_name`` ("Hover", "Reach", "Track", "Land")."""
+    return rules.TASK_NAMES.index(check_choice("task", task_name, rules.TASK_NAMES))
+
+
+def task_parameters(task: int, options: TaskOptions, model: MultirotorModel,
+                    gravity: float) -> tuple[TaskParams, spaces.Box, spaces.Box]:
+    """The :class:`~.kernels.TaskParams` of ``task`` (a rules number) and its single
+    observation and action spaces (float32), for the drone ``model`` under ``gravity``
+    [m/s^2]; both engines build theirs here."""
+    scaling = hover_centred_scaling(model, options.flight_mode, gravity)
+    k = scaling.size
+    high = np.concatenate((np.full(rules.FEATURE_SIZES[task], MAX_RELATIVE), np.ones(9),
+                           np.full(3, MAX_SPEED), np.full(3, MAX_RATE), np.ones(k)))
+    duration = (options.max_duration_seconds if options.max_duration_seconds is not None
+                else rules.DURATIONS[task])
+    params = TaskParams(
+        task=task, mode=options.flight_mode,
+        max_steps=max(1, round(duration * options.agent_hz)),
+        physics_steps=options.physics_steps_per_action, agent_period=1.0 / options.agent_hz,
+        action_low=-np.ones(k), action_high=np.ones(k), setpoint_centre=scaling.centre,
+        setpoint_below=scaling.below, setpoint_above=scaling.above,
+        yaw_column=scaling.yaw_column, observation_low=-high, observation_high=high,
+        noise_std=options.observation_noise)
+    observation = spaces.Box(-high.astype(np.float32), high.astype(np.float32),
+                             dtype=np.float32)
+    return params, observation, spaces.Box(-1.0, 1.0, (k,), np.float32)
+
+
+def task_infos(task_name: str, arrays) -> dict[str, np.ndarray]:
+    """The task's info arrays (views of :class:`~.kernels.TaskArrays` ``arrays``), by
+    name (:data:`INFO_KEYS`)."""
+    source = {"distance": arrays.distance, "tracking_error": arrays.distance,
+              "targets_reached": arrays.reached, "landed": arrays.landed}
+    return {key: source[key] for key in INFO_KEYS[task_name]}
+
+
+def estimated_bytes(n_worlds: int, feature_size: int, action_size: int,
+                    options: TaskOptions) -> float:
+    """The env layer's memory [bytes] over ``n_worlds`` (the engine's not included): the
+    float32 observation and the copy each call returns, the noise draws, the ring of
+    pending actions ((delay + 1, W, k) float64), the last action, the actions' copy and the
+    task's per-world arrays (targets, curves, draws, counters)."""
+    observation_size = feature_size + STATE_SIZE + action_size
+    per_world = (4 * 2 * observation_size + 8 * observation_size
+                 + 8 * action_size * (options.action_delay_steps + 3)
+                 + 8 * (3 + 9 + rules.START_DRAWS + 6 + 12))
+    return float(n_worlds) * per_world

@@ -1,0 +1,15 @@
+"""The delayed action of a task's agent: clipped, queued in a ring, released ``delay`` agent
+steps later. Shared by the tasks of both engines."""
+
+from __future__ import annotations
+
+
+def queue_action(action, low, high, last_action, pending, slot):
+    """Clip ``action`` (k,) to [low, high] ((k,) each) into ``last_action`` (k,), write it
+    to the ring ``pending`` (delay + 1, k) at ``slot`` and return the slot of the action due
+    now (the one written ``delay`` steps ago; zeros at an episode's start)."""
+    for a in range(action.shape[0]):
+        value = min(max(action[a], low[a]), high[a])
+        last_action[a] = value
+        pending[slot, a] = value
+    return (slot + 1) % pending.shape[0]

@@ -1,0 +1,265 @@
+"""The Multirotor tasks' rules over one world of one drone: starts, targets, the action's
+setpoint, reward, endings and observation of Hover, Reach, Track and Land.
+
+The one implementation of the tasks, used by the batched ``Multirotor-*-v0`` VectorEnvs
+(compiled into their fused step, :mod:`pyflyt_like.envs.multirotor_tasks.kernels`) and by
+their PyBullet twins (the same compiled functions called with one world). Plain Python on
+arrays and floats with no allocation, so numba compiles them as they are. A task is an int
+(:data:`HOVER`, :data:`REACH`, :data:`TRACK`, :data:`LAND`) and every function branches on
+it: the tasks share their layout, so one compiled step serves all four.
+
+The tasks (world ENU [m], the drone's centre of mass; ``time`` [s] since the start):
+
+- **Hover**: hold (0, 0, 1). Starts within 0.3 m per axis, roll and pitch within 0.1 rad,
+  yaw within pi/4. Reward ``exp(-(d / 0.5 m)^2)``, d the distance to the target. Ends when
+  d > 1.5 m, upside down or below 5 cm. 5 s.
+- **Reach**: targets and starts uniform in x, y in [-1, 1], z in [0.5, 1.5]; a target is
+  reached within 0.1 m and the next drawn at once. Reward: 10 per metre of progress plus
+  10 per target. Ends outside the box grown by 1 m, upside down or below 5 cm. 10 s.
+- **Track**: a figure-eight per episode, ``c + (a_x sin(w t + f_x), a_y sin(2 w t + f_y),
+  a_z sin(w t + f_z))`` about c = (0, 0, 1) with a in [0.5, 1] x [0.25, 0.5] x [0, 0.2],
+  the x period in [6, 10] s and phases in [0, 2 pi). The features are the reference now
+  and 0.1, ..., 0.4 s ahead, relative to the drone. Starts within 0.1 m of the first point,
+  level, yaw within pi/4. Reward ``exp(-(e / 0.3 m)^2)``, e the distance to the reference
+  now. Ends when e > 1 m, upside down or below 5 cm. 10 s.
+- **Land**: a pad at the origin; starts in x, y in [-1, 1], z in [1, 2], tilts as Hover.
+  Touchdown when the centre of mass is at or below 5 cm (before either engine's floor
+  acts, so both agree to the end). Reward: 10 per metre of progress towards (0, 0, 0.05),
+  plus at touchdown on the pad (horizontal distance <= 0.2 m) ``10 max(0, 1 - v / 1 m/s)``;
+  a soft landing is one on the pad at v <= 0.5 m/s. Ends at touchdown, upside down, or
+  outside |x|, |y| <= 3 m, z <= 4 m. 10 s.
+
+Every task's feature vector is its targets relative to the drone (world frame): 3 numbers,
+15 for Track. A step whose physics diverged scores :data:`FAILURE_REWARD`.
+"""
+
+from __future__ import annotations
+
+import math
+
+from pyflyt_like.common.rotations import quat_to_matrix
+
+HOVER, REACH, TRACK, LAND = 0, 1, 2, 3
+TASK_NAMES = ("Hover", "Reach", "Track", "Land")  # by task number
+DURATIONS = (5.0, 10.0, 10.0, 10.0)  # s, the default episode length by task
+FEATURE_SIZES = (3, 3, 15, 3)  # by task
+START_DRAWS = 11  # uniform draws a start consumes (Track's; the others use fewer)
+FAILURE_REWARD = 0.0  # a diverged step: nothing earned (the lowest reward, or a standstill)
+
+MIN_ALTITUDE = 0.05  # m: a flying task ends below this centre-of-mass height (a crash)
+START_TILT = 0.1  # rad, roll and pitch at the start (Hover, Reach, Land)
+START_YAW = math.pi / 4  # rad, the start's heading range
+
+HOVER_TARGET_Z = 1.0  # m, the target (0, 0, 1)
+HOVER_START_OFFSET = 0.3  # m, per axis
+HOVER_REWARD_WIDTH = 0.5  # m
+HOVER_MAX_DISTANCE = 1.5  # m
+
+REACH_LOW, REACH_HIGH = (-1.0, -1.0, 0.5), (1.0, 1.0, 1.5)  # m, targets and starts
+ARRIVAL_RADIUS = 0.1  # m
+PROGRESS_GAIN = 10.0  # reward per metre closer (Reach, Land)
+ARRIVAL_BONUS = 10.0  # reward per target reached
+BOUNDS_MARGIN = 1.0  # m beyond the box before a Reach episode fails
+
+TRACK_CENTRE_Z = 1.0  # m, the curve's centre (0, 0, 1)
+AMPLITUDE_LOW, AMPLITUDE_HIGH = (0.5, 0.25, 0.0), (1.0, 0.5, 0.2)  # m per axis
+PERIOD_LOW, PERIOD_HIGH = 6.0, 10.0  # s, of the x motion
+FREQUENCY_RATIOS = (1.0, 2.0, 1.0)
+REFERENCE_POINTS = 5
+REFERENCE_SPACING = 0.1  # s
+TRACK_START_OFFSET = 0.1  # m, per axis
+TRACK_REWARD_WIDTH = 0.3  # m
+TRACK_MAX_ERROR = 1.0  # m
+
+TOUCHDOWN_HEIGHT = 0.05  # m, centre of mass
+LAND_LOW, LAND_HIGH = (-1.0, -1.0, 1.0), (1.0, 1.0, 2.0)  # m, starts
+PAD_RADIUS = 0.2  # m
+SOFT_SPEED = 0.5  # m/s
+BONUS_SPEED = 1.0  # m/s: no bonus at or above this touchdown speed
+LANDING_BONUS = 10.0
+LAND_HALF_WIDTH, LAND_CEILING = 3.0, 4.0  # m
+
+
+def _in_box(u0, u1, u2, low, high, out):
+    """``out`` (3,) uniform in the box [low, high] from three uniform draws in [0, 1)."""
+    out[0] = low[0] + u0 * (high[0] - low[0])
+    out[1] = low[1] + u1 * (high[1] - low[1])
+    out[2] = low[2] + u2 * (high[2] - low[2])
+
+
+def _tilted(u0, u1, u2, euler):
+    """Roll and pitch within :data:`START_TILT`, yaw within :data:`START_YAW` into
+    ``euler`` (3,) [rad], from three uniform draws."""
+    euler[0] = (2.0 * u0 - 1.0) * START_TILT
+    euler[1] = (2.0 * u1 - 1.0) * START_TILT
+    euler[2] = (2.0 * u2 - 1.0) * START_YAW
+
+
+def place_reach_target(u0, u1, u2, target):
+    """A Reach target from three uniform draws into ``target`` (3,) [m]."""
+    _in_box(u0, u1, u2, REACH_LOW, REACH_HIGH, target)
+
+
+def reference_point(curve, time, axis):
+    """Track's reference coordinate ``axis`` [m] at ``time`` [s] of ``curve`` (9,):
+    amplitudes (3) [m], angular frequencies (3) [rad/s], phases (3) [rad]."""
+    centre = TRACK_CENTRE_Z if axis == 2 else 0.0
+    return centre + curve[axis] * math.sin(curve[3 + axis] * time + curve[6 + axis])
+
+
+def start_episode(task, u, target, curve, pos, euler):
+    """A new episode of ``task`` from the uniform draws ``u`` (:data:`START_DRAWS`,): its
+    ``target`` (3,) [m] (Hover's point, Reach's first target, Land's touchdown point),
+    Track's ``curve`` (9,), and the start ``pos`` (3,) [m] and ``euler`` (3,) [rad]."""
+    if task == HOVER:
+        target[0], target[1], target[2] = 0.0, 0.0, HOVER_TARGET_Z
+        for a in range(3):
+            pos[a] = target[a] + (2.0 * u[a] - 1.0) * HOVER_START_OFFSET
+        _tilted(u[3], u[4], u[5], euler)
+    elif task == REACH:
+        place_reach_target(u[0], u[1], u[2], target)
+        _in_box(u[3], u[4], u[5], REACH_LOW, REACH_HIGH, pos)
+        _tilted(u[6], u[7], u[8], euler)
+    elif task == TRACK:
+        period = PERIOD_LOW + u[3] * (PERIOD_HIGH - PERIOD_LOW)
+        for a in range(3):
+            curve[a] = AMPLITUDE_LOW[a] + u[a] * (AMPLITUDE_HIGH[a] - AMPLITUDE_LOW[a])
+            curve[3 + a] = 2.0 * math.pi / period * FREQUENCY_RATIOS[a]
+            curve[6 + a] = 2.0 * math.pi * u[4 + a]
+        for a in range(3):
+            target[a] = reference_point(curve, 0.0, a)
+            pos[a] = target[a] + (2.0 * u[7 + a] - 1.0) * TRACK_START_OFFSET
+        euler[0], euler[1] = 0.0, 0.0
+        euler[2] = (2.0 * u[10] - 1.0) * START_YAW
+    else:
+        target[0], target[1], target[2] = 0.0, 0.0, TOUCHDOWN_HEIGHT
+        _in_box(u[0], u[1], u[2], LAND_LOW, LAND_HIGH, pos)
+        _tilted(u[3], u[4], u[5], euler)
+
+
+def distance_to(pos, target):
+    """Distance [m] from ``pos`` (3,) to ``target`` (3,)."""
+    dx = target[0] - pos[0]
+    dy = target[1] - pos[1]
+    dz = target[2] - pos[2]
+    return math.sqrt(dx * dx + dy * dy + dz * dz)
+
+
+def task_distance(task, pos, target, curve, time):
+    """What ``task`` measures at ``time`` [s] [m]: Track's error to the reference now, the
+    others' distance to ``target``."""
+    if task == TRACK:
+        for a in range(3):
+            target[a] = reference_point(curve, time, a)
+    return distance_to(pos, target)
+
+
+def score_step(task, pos, up_z, vel, target, curve, time, previous_distance):
+    """One agent step's ``(reward, terminated, distance, arrived, landed)`` for the drone
+    at ``pos`` (3,) [m] with velocity ``vel`` (3,) [m/s] and body z axis's world z
+    component ``up_z`` (negative: upside down), at ``time`` [s] since the start;
+    ``previous_distance`` [m] is the last step's ``distance``.
+
+    ``arrived``: Reach's target is reached (the caller draws the next with
+    :func:`place_reach_target`; ``distance`` is to the reached one). ``landed``: Land's
+    soft landing on the pad. See the module docstring for each task's reward and endings.
+    """
+    distance = task_distance(task, pos, target, curve, time)
+    upside_down = up_z < 0.0
+    low = pos[2] < MIN_ALTITUDE
+    arrived = landed = False
+    if task == HOVER:
+        reward = math.exp(-(distance / HOVER_REWARD_WIDTH) ** 2)
+        terminated = distance > HOVER_MAX_DISTANCE or upside_down or low
+    elif task == TRACK:
+        reward = math.exp(-(distance / TRACK_REWARD_WIDTH) ** 2)
+        terminated = distance > TRACK_MAX_ERROR or upside_down or low
+    elif task == REACH:
+        reward = PROGRESS_GAIN * (previous_distance - distance)
+        arrived = distance < ARRIVAL_RADIUS
+        if arrived:
+            reward += ARRIVAL_BONUS
+        outside = False
+        for a in range(3):
+            if (pos[a] < REACH_LOW[a] - BOUNDS_MARGIN
+                    or pos[a] > REACH_HIGH[a] + BOUNDS_MARGIN):
+                outside = True
+        terminated = outside or upside_down or low
+    else:
+        reward = PROGRESS_GAIN * (previous_distance - distance)
+        touchdown = pos[2] <= TOUCHDOWN_HEIGHT
+        speed = math.sqrt(vel[0] * vel[0] + vel[1] * vel[1] + vel[2] * vel[2])
+        on_pad = math.hypot(pos[0], pos[1]) <= PAD_RADIUS
+        if touchdown and on_pad:
+            reward += LANDING_BONUS * max(0.0, 1.0 - speed / BONUS_SPEED)
+            landed = speed <= SOFT_SPEED
+        outside = (abs(pos[0]) > LAND_HALF_WIDTH or abs(pos[1]) > LAND_HALF_WIDTH
+                   or pos[2] > LAND_CEILING)
+        terminated = touchdown or outside or upside_down
+    return reward, terminated, distance, arrived, landed
+
+
+def to_setpoint(action, centre, below, above, yaw, yaw_column, setpoint):
+    """The engine's setpoint (k,) of a normalised ``action`` (k,) in [-1, 1]: ``centre +
+    action * (above if action > 0 else below)``, piecewise linear about the hover command
+    (zero) out to the model's limits; ``yaw`` [rad] (the drone's heading) is added to
+    column ``yaw_column`` (mode 1's heading setpoint; -1: none)."""
+    for i in range(action.shape[0]):
+        a = action[i]  # min/max, not a branch: signs are random across worlds
+        setpoint[i] = centre[i] + max(a, 0.0) * above[i] + min(a, 0.0) * below[i]
+    if yaw_column >= 0:
+        setpoint[yaw_column] += yaw
+
+
+def heading(quat):
+    """The heading [rad] of the body-to-world quaternion ``quat`` (4,) (x, y, z, w):
+    ``atan2(R10, R00)``, what mode 1's yaw action turns from."""
+    r = quat_to_matrix(quat[0], quat[1], quat[2], quat[3])
+    return math.atan2(r[3], r[0])
+
+
+def up_z_of(quat):
+    """The world z component of the body z axis of ``quat`` (4,): R22."""
+    return 1.0 - 2.0 * (quat[0] * quat[0] + quat[1] * quat[1])
+
+
+def _put(out, i, value, noise, noise_std, low, high):
+    """``out[i]``: ``value`` plus ``noise_std`` times ``noise[i]``, clipped to [low[i],
+    high[i]] (rounded once, to ``out``'s type)."""
+    if noise_std > 0.0:
+        value += noise_std * noise[i]
+    out[i] = min(max(value, low[i]), high[i])
+
+
+def observe(task, pos, quat, vel, ang_vel, target, curve, time, last_action, noise,
+            noise_std, low, high, out):
+    """The observation into ``out`` (size,), plus ``noise_std`` times the standard normal
+    draws ``noise`` (size,), clipped to [low, high] (size,).
+
+    Layout: the task's features (3, Track 15: targets relative to the drone [m]), the
+    body-to-world rotation matrix (9, row-major), the world velocity ``vel`` (3) [m/s],
+    the body rates ``ang_vel`` (3) [rad/s], the previous normalised action
+    ``last_action`` (k). ``pos`` (3,) [m]; ``quat`` (4,) (x, y, z, w); ``time`` [s].
+    """
+    c = 0
+    if task == TRACK:
+        for point in range(REFERENCE_POINTS):
+            t = time + point * REFERENCE_SPACING
+            for a in range(3):
+                _put(out, c, reference_point(curve, t, a) - pos[a], noise, noise_std, low,
+                     high)
+                c += 1
+    else:
+        for a in range(3):
+            _put(out, c, target[a] - pos[a], noise, noise_std, low, high)
+            c += 1
+    r = quat_to_matrix(quat[0], quat[1], quat[2], quat[3])
+    for i in range(9):
+        _put(out, c + i, r[i], noise, noise_std, low, high)
+    c += 9
+    for a in range(3):
+        _put(out, c + a, vel[a], noise, noise_std, low, high)
+        _put(out, c + 3 + a, ang_vel[a], noise, noise_std, low, high)
+    c += 6
+    for a in range(last_action.shape[0]):
+        _put(out, c + a, last_action[a], noise, noise_std, low, high)
