@@ -1,0 +1,43 @@
+"""Sensor models, engine-independent: IMU, barometer, magnetometer, GNSS and a downward
+rangefinder, with YAML presets from datasheets (``pyflyt_like/models/sensors/``).
+
+Pure maths: the standard library, numpy, pyyaml and :mod:`pyflyt_like.common` only,
+neither pybullet nor numba. Each model's per-sample functions (``reset``, ``sample``) are
+plain Python on floats and small arrays, without allocation, taking standard normal draws
+from the caller, so the PyBullet path calls them as they are and the batched engine
+compiles them (:func:`pyflyt_like.batch.compiled.compile_shared`). :class:`SensorSuite`
+runs a configured set for one vehicle. The models are the submodules :mod:`.imu`,
+:mod:`.barometer`, :mod:`.magnetometer`, :mod:`.gnss`, :mod:`.rangefinder` (and
+:mod:`.noise`, their shared error processes). See docs/sensors.md.
+"""
+
+from .barometer import BarometerParams, isa_altitude, isa_pressure, isa_temperature
+from .config import SENSOR_NAMES, resolve_sensor, resolve_sensors
+from .gnss import GnssParams
+from .imu import ImuParams, specific_force
+from .magnetometer import MagnetometerParams, earth_field
+from .params import Parameter, SensorParams
+from .presets import load_preset, preset_names
+from .rangefinder import RangefinderParams
+from .suite import SensorSuite
+
+__all__ = [
+    "SENSOR_NAMES",
+    "BarometerParams",
+    "GnssParams",
+    "ImuParams",
+    "MagnetometerParams",
+    "Parameter",
+    "RangefinderParams",
+    "SensorParams",
+    "SensorSuite",
+    "earth_field",
+    "isa_altitude",
+    "isa_pressure",
+    "isa_temperature",
+    "load_preset",
+    "preset_names",
+    "resolve_sensor",
+    "resolve_sensors",
+    "specific_force",
+]

@@ -1,0 +1,167 @@
+"""The sensor configuration: a dict from sensor name to a preset name or a parameter dict,
+resolved into the frozen parameter objects the models take.
+
+``{"imu": "bmi088", "baro": "default", "gnss": {"preset": "default", "latency": 2},
+"range": {...every parameter...}}``: a string names a preset; a dict either names a
+``preset`` to start from and overrides some of its parameters, or gives every parameter
+(an optional ``source`` string says where they come from). Every error names the option,
+e.g. ``sensors["imu"]["gyroscope_noise_density"]``, and what is allowed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from pyflyt_like.common.validation import (
+    as_float_array,
+    check_finite,
+    check_positive_int,
+    divisors_text,
+    names_text,
+)
+
+from . import barometer, gnss, imu, magnetometer, rangefinder
+from .params import EXTRA_KEYS, SensorParams
+from .presets import load_preset, preset_names
+
+#: The sensor names of the configuration, in the order the suite samples and draws them,
+#: with their model modules and parameter classes.
+SENSOR_MODELS = {
+    "imu": (imu, imu.ImuParams),
+    "baro": (barometer, barometer.BarometerParams),
+    "mag": (magnetometer, magnetometer.MagnetometerParams),
+    "gnss": (gnss, gnss.GnssParams),
+    "range": (rangefinder, rangefinder.RangefinderParams),
+}
+SENSOR_NAMES = tuple(SENSOR_MODELS)
+
+
+def resolve_sensors(config: Mapping[str, Any] | None, physics_hz: int,
+                    option: str = "sensors") -> dict[str, SensorParams]:
+    """The parameters of every configured sensor, checked.
+
+    Args:
+        config: sensor name (:data:`SENSOR_NAMES`) -> preset name or parameter dict; None
+            or {} configures no sensor.
+        physics_hz: the physics rate [Hz]; every sensor's ``update_rate`` must divide it.
+        option: the option's name in the messages (``drone_options["sensors"]``).
+
+    Returns:
+        sensor name -> its :class:`~pyflyt_like.sensors.params.SensorParams`, in the order
+        of :data:`SENSOR_NAMES`.
+
+    Raises:
+        TypeError: ``config`` is not a mapping, a sensor's value neither a string nor a
+            mapping, a parameter of the wrong type.
+        ValueError: unknown sensor, preset or parameter names, missing parameters, a
+            negative noise figure, a non-finite number, an update rate that does not divide
+            ``physics_hz`` (the allowed ones listed).
+    """
+    physics_hz = check_positive_int("physics_hz", physics_hz)
+    if config is None:
+        return {}
+    if not isinstance(config, Mapping):
+        raise TypeError(f"{option} must be a dict from sensor name {list(SENSOR_NAMES)} to "
+                        f"a preset name or a parameter dict, got {config!r}")
+    unknown = [key for key in config if key not in SENSOR_MODELS]
+    if unknown:
+        raise ValueError(f"{option} has unknown sensor names {names_text(unknown)}; sensors "
+                         f"are {list(SENSOR_NAMES)}")
+    return {sensor: resolve_sensor(sensor, config[sensor], physics_hz, option)
+            for sensor in SENSOR_NAMES if sensor in config}
+
+
+def resolve_sensor(sensor: str, value: object, physics_hz: int,
+                   option: str = "sensors") -> SensorParams:
+    """The parameters of one ``sensor`` from its configuration ``value`` (see
+    :func:`resolve_sensors`)."""
+    name = f'{option}["{sensor}"]'
+    module, params_class = SENSOR_MODELS[sensor]
+    allowed = list(module.PARAMETERS)
+    presets = preset_names(sensor)
+    if isinstance(value, str):
+        if value not in presets:
+            raise ValueError(f"{name} names an unknown preset {value!r}; {sensor} presets "
+                             f"are {presets}")
+        raw, given = load_preset(sensor, value), {}
+    elif isinstance(value, Mapping):
+        unknown = [key for key in value if key not in allowed and key not in EXTRA_KEYS]
+        if unknown:
+            raise ValueError(f"{name} has unknown parameters {names_text(unknown)}; "
+                             f"{sensor} parameters are {allowed} (and 'preset', 'source')")
+        given = dict(value)
+        preset = given.pop("preset", None)
+        if preset is None:
+            missing = [key for key in allowed if key not in given]
+            if missing:
+                raise ValueError(f"{name} misses the parameters {missing}: give every "
+                                 f"parameter, or name a preset to start from "
+                                 f"('preset': one of {presets})")
+            raw = {}
+        elif not isinstance(preset, str) or preset not in presets:
+            raise ValueError(f'{name}["preset"] must be one of {presets}, got {preset!r}')
+        else:
+            raw = load_preset(sensor, preset)
+        raw.update(given)
+    else:
+        raise TypeError(f"{name} must be a preset name (one of {presets}) or a parameter "
+                        f"dict, got {value!r}")
+    source = raw.pop("source", "")
+    if not isinstance(source, str):
+        raise TypeError(f'{name}["source"] must be a string, got {source!r}')
+    values = {key: _check(f'{name}["{key}"]', spec, raw[key], physics_hz)
+              for key, spec in module.PARAMETERS.items()}
+    if sensor == "range" and values["min_range"] > values["max_range"]:
+        raise ValueError(f'{name}["min_range"]={values["min_range"]} must be at most '
+                         f'{name}["max_range"]={values["max_range"]}')
+    return params_class(physics_hz=physics_hz, source=source, **values)
+
+
+def _check(name: str, spec, value: object, physics_hz: int) -> Any:
+    """``value`` checked and converted as its :class:`~pyflyt_like.sensors.params.Parameter`
+    ``spec`` says."""
+    if spec.kind == "rate":
+        return _rate(name, value, physics_hz)
+    if spec.kind == "vector":
+        array = as_float_array(name, value, (3,))
+        array.flags.writeable = False  # the parameters are frozen
+        return array
+    if spec.kind == "count":
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"{name} must be an integer >= 0 [{spec.unit}], got {value!r}")
+        if value < 0:
+            raise ValueError(f"{name} must be an integer >= 0 [{spec.unit}], got {value!r}")
+        return int(value)
+    number = check_finite(name, value)
+    if spec.kind == "positive" and not number > 0.0:
+        raise ValueError(f"{name} must be a finite number > 0 [{spec.unit}], got {value!r}")
+    if spec.low is not None and number < spec.low:
+        bound = "a finite number >= 0" if spec.low == 0.0 else f"at least {spec.low:g}"
+        raise ValueError(f"{name} must be {bound} [{spec.unit}], got {value!r}")
+    if spec.high is not None and number > spec.high:
+        raise ValueError(f"{name} must be at most {spec.high:g} [{spec.unit}], got {value!r}")
+    return number
+
+
+def _rate(name: str, value: object, physics_hz: int) -> int:
+    """An update rate [Hz]: None -> ``physics_hz``; an integer (or an integral float, as
+    Kalibr writes 200.0) dividing ``physics_hz``."""
+    if value is None:
+        return physics_hz
+    if isinstance(value, (float, np.floating)) and math.isfinite(value) and value > 0 \
+            and float(value).is_integer():
+        value = int(value)
+    elif isinstance(value, (float, np.floating)) and math.isfinite(value) and value > 0:
+        raise ValueError(f"{name}={value} Hz must be an integer dividing physics_hz="
+                         f"{physics_hz} Hz (allowed: {divisors_text(physics_hz)}, or null "
+                         f"for every physics step)")
+    rate = check_positive_int(name, value)
+    if physics_hz % rate:
+        raise ValueError(f"{name}={rate} Hz must divide physics_hz={physics_hz} Hz exactly "
+                         f"(allowed: {divisors_text(physics_hz)}, or null for every physics "
+                         f"step)")
+    return rate

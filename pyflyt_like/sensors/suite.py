@@ -1,0 +1,174 @@
+"""A sensor suite in plain Python: the configured sensors of one vehicle, fed the true state
+every physics step, holding their latest readings. Engine-independent (it takes arrays, not
+a drone): the PyBullet components wrap it.
+
+Random numbers: each sensor draws from its own numpy Generator, spawned from the seed by
+sensor name (:data:`~pyflyt_like.sensors.config.SENSOR_NAMES` order), so a sensor's stream
+is the same whichever other sensors are configured; within a sensor, draws come in a fixed
+order (its reset draws, then its sample draws at each of its samples). The same seed gives
+bit-identical readings.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from pyflyt_like.common.validation import check_finite, check_seed
+
+from . import barometer, gnss, imu, magnetometer, rangefinder
+from .config import SENSOR_NAMES, resolve_sensors
+
+#: The Aviary's default gravity [m/s^2].
+GRAVITY = 9.81
+
+
+class SensorSuite:
+    """The configured sensors of one vehicle and their latest readings.
+
+    Args:
+        config: sensor name -> preset name or parameter dict
+            (:func:`~pyflyt_like.sensors.config.resolve_sensors`).
+        physics_hz: the physics rate [Hz]; :meth:`update` is called once per physics step.
+        seed: seeds the sensors' random streams (None: fresh entropy).
+        gravity: its magnitude [m/s^2] (the accelerometer's specific force).
+        floor_z: the floor plane's height [m] (the rangefinder).
+
+    Readings (:meth:`read`, :meth:`update`), for the configured sensors only, each the
+    latest sample with ``time`` [s] since reset (NaN before the first):
+    ``{"imu": {"time", "accel" (3,) [m/s^2, sensor frame], "gyro" (3,) [rad/s]},
+    "baro": {"time", "pressure" [Pa], "altitude" [m above sea level]},
+    "mag": {"time", "field" (3,) [uT, body]},
+    "gnss": {"time", "position" (3,) [m, world], "velocity" (3,) [m/s, world], "fix"},
+    "range": {"time", "range" [m], "valid"}}``. A GNSS reading's ``time`` is when it was
+    delivered: it measured the state ``latency`` samples earlier.
+    """
+
+    def __init__(self, config: Mapping[str, Any] | None, physics_hz: int,
+                 seed: int | None = None, *, gravity: float = GRAVITY,
+                 floor_z: float = 0.0):
+        self.params = resolve_sensors(config, physics_hz)
+        self.physics_hz = physics_hz
+        self.gravity = check_finite("gravity", gravity)
+        self.floor_z = check_finite("floor_z", floor_z)
+        self._coefficients = {name: p.coefficients for name, p in self.params.items()}
+        self._states = {"imu": imu.zeros_state(), "baro": barometer.zeros_state(),
+                        "mag": magnetometer.zeros_state(), "gnss": gnss.zeros_state()}
+        latency = self.params["gnss"].latency if "gnss" in self.params else 0
+        self._ring = gnss.zeros_ring(latency)
+        self._accel, self._gyro = np.zeros(3), np.zeros(3)
+        self._baro, self._field = np.zeros(2), np.zeros(3)
+        self._position, self._velocity = np.zeros(3), np.zeros(3)
+        self._range, self._valid, self._fix = 0.0, False, False
+        self._times = dict.fromkeys(SENSOR_NAMES, math.nan)
+        self._rngs: dict[str, np.random.Generator] = {}
+        self.step_count = 0
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Draw new units (turn-on biases, drifts), clear the readings and restart the
+        clock; a ``seed`` restarts the random streams, None continues them."""
+        seed = check_seed("seed", seed)
+        if seed is not None or not self._rngs:
+            children = np.random.SeedSequence(seed).spawn(len(SENSOR_NAMES))
+            self._rngs = {name: np.random.default_rng(child)
+                          for name, child in zip(SENSOR_NAMES, children)}
+        self.step_count = 0
+        self._times = dict.fromkeys(SENSOR_NAMES, math.nan)
+        for array in (self._accel, self._gyro, self._baro, self._field, self._position,
+                      self._velocity):
+            array[:] = 0.0
+        self._range, self._valid, self._fix = 0.0, False, False
+        c, s = self._coefficients, self._states
+        if "imu" in c:
+            imu.reset(c["imu"], self._draw("imu", imu.RESET_DRAWS), s["imu"])
+        if "baro" in c:
+            barometer.reset(c["baro"], self._draw("baro", barometer.RESET_DRAWS), s["baro"])
+        if "mag" in c:
+            magnetometer.reset(c["mag"], self._draw("mag", magnetometer.RESET_DRAWS),
+                               s["mag"])
+        if "gnss" in c:
+            gnss.reset(c["gnss"], self._draw("gnss", gnss.RESET_DRAWS), s["gnss"],
+                       self._ring)
+
+    def update(self, position, velocity, acceleration, quaternion, ang_vel, ang_accel
+               ) -> dict[str, dict[str, Any]]:
+        """Feed one physics step's true state; every sensor due samples it. Returns the
+        latest readings (:meth:`read`).
+
+        Args:
+            position, velocity, acceleration: (3,) world frame [m, m/s, m/s^2], of the
+                centre of mass.
+            quaternion: (4,) body-to-world (x, y, z, w).
+            ang_vel, ang_accel: (3,) body rates [rad/s] and their derivative [rad/s^2].
+        """
+        pos = _vector("position", position, 3)
+        vel = _vector("velocity", velocity, 3)
+        acc = _vector("acceleration", acceleration, 3)
+        quat = _vector("quaternion", quaternion, 4)
+        rates = _vector("ang_vel", ang_vel, 3)
+        rates_dot = _vector("ang_accel", ang_accel, 3)
+        step, time = self.step_count, self.step_count / self.physics_hz
+        c, s = self._coefficients, self._states
+        if self._due("imu", step):
+            imu.sample(c["imu"], acc, quat, rates, rates_dot, self.gravity,
+                       self._draw("imu", imu.SAMPLE_DRAWS), s["imu"], self._accel, self._gyro)
+            self._times["imu"] = time
+        if self._due("baro", step):
+            barometer.sample(c["baro"], pos[2], self._draw("baro", barometer.SAMPLE_DRAWS),
+                             s["baro"], self._baro)
+            self._times["baro"] = time
+        if self._due("mag", step):
+            magnetometer.sample(c["mag"], quat, self._draw("mag", magnetometer.SAMPLE_DRAWS),
+                                s["mag"], self._field)
+            self._times["mag"] = time
+        if self._due("gnss", step):
+            self._fix = gnss.sample(c["gnss"], pos, vel, self._draw("gnss", gnss.SAMPLE_DRAWS),
+                                    s["gnss"], self._ring, self._position, self._velocity)
+            self._times["gnss"] = time
+        if self._due("range", step):
+            self._range, self._valid = rangefinder.sample(
+                c["range"], pos, quat, self.floor_z,
+                self._draw("range", rangefinder.SAMPLE_DRAWS))
+            self._times["range"] = time
+        self.step_count += 1
+        return self.read()
+
+    def read(self) -> dict[str, dict[str, Any]]:
+        """The latest readings of the configured sensors (copies; layout in the class
+        docstring)."""
+        t = self._times
+        every = {
+            "imu": lambda: {"time": t["imu"], "accel": self._accel.copy(),
+                            "gyro": self._gyro.copy()},
+            "baro": lambda: {"time": t["baro"], "pressure": float(self._baro[0]),
+                             "altitude": float(self._baro[1])},
+            "mag": lambda: {"time": t["mag"], "field": self._field.copy()},
+            "gnss": lambda: {"time": t["gnss"], "position": self._position.copy(),
+                             "velocity": self._velocity.copy(), "fix": bool(self._fix)},
+            "range": lambda: {"time": t["range"], "range": float(self._range),
+                              "valid": bool(self._valid)},
+        }
+        return {name: every[name]() for name in self.params}
+
+    def _due(self, name: str, step: int) -> bool:
+        params = self.params.get(name)
+        return params is not None and step % params.period_steps == 0
+
+    def _draw(self, name: str, count: int) -> np.ndarray:
+        return self._rngs[name].standard_normal(count)
+
+
+def _vector(name: str, value: object, size: int) -> np.ndarray:
+    """``value`` as a float array of shape (size,) (cheap: called every physics step)."""
+    try:
+        array = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a numeric array of shape ({size},), got "
+                        f"{value!r}") from None
+    if array.shape != (size,):
+        raise ValueError(f"{name} must have shape ({size},), got {array.shape}")
+    return array

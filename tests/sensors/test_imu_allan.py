@@ -1,0 +1,116 @@
+"""Allan deviation of long static IMU records (allantools): each datasheet preset's noise
+densities come back within 10 % at tau = 1 s, and the bias random walk alone rises with
+slope +1/2 (ADEV = K sqrt(tau / 3)).
+
+The records are made by the model's own per-sample function, compiled with numba as the
+batched engine compiles it (a 2 h record at 100 Hz is 720 000 samples: too many for the
+plain-Python function within the test's time)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from numba import njit
+
+from pyflyt_like.batch.compiled import compile_shared
+from pyflyt_like.batch.rotations import cross, quat_to_matrix, transpose_times_vector
+from pyflyt_like.sensors import imu, noise, resolve_sensor
+from tests.extras import require_extra
+
+allantools = require_extra("test", "allantools")
+
+_saturate_quantise = compile_shared(noise.saturate_quantise)
+_specific_force = compile_shared(imu.specific_force, quat_to_matrix, transpose_times_vector,
+                                 cross)
+_measure = compile_shared(imu.measure, _saturate_quantise)
+_sample = compile_shared(imu.sample, _specific_force, _measure, transpose_times_vector)
+
+G = 9.81
+CHUNK = 100_000  # samples drawn at once (memory)
+SENSORS = (("accelerometer", slice(0, 3)), ("gyroscope", slice(3, 6)))
+
+
+@njit(cache=False)
+def _static_chunk(coefficients, normals, state, record):
+    """Samples of a level IMU at rest, one per row of ``normals``, into ``record`` (n, 6)."""
+    zero = np.zeros(3)
+    quat = np.array([0.0, 0.0, 0.0, 1.0])
+    accel, gyro = np.zeros(3), np.zeros(3)
+    for k in range(normals.shape[0]):
+        _sample(coefficients, zero, quat, zero, zero, G, normals[k], state, accel, gyro)
+        for a in range(3):
+            record[k, a] = accel[a]
+            record[k, 3 + a] = gyro[a]
+
+
+def static_record(config, rate: int, seconds: float, seed: int = 0):
+    """A static record (n, 6) [accel m/s^2, gyro rad/s] of ``seconds`` at ``rate`` Hz, and
+    the resolved parameters."""
+    params = resolve_sensor("imu", config, rate)
+    coefficients = params.coefficients.copy()
+    rng = np.random.default_rng(seed)
+    state = imu.zeros_state()
+    imu.reset(coefficients, rng.standard_normal(imu.RESET_DRAWS), state)
+    n = int(seconds * rate)
+    record = np.empty((n, 6))
+    for start in range(0, n, CHUNK):
+        stop = min(start + CHUNK, n)
+        _static_chunk(coefficients, rng.standard_normal((stop - start, imu.SAMPLE_DRAWS)),
+                      state, record[start:stop])
+    return record, params
+
+
+def adev(series: np.ndarray, rate: int, taus) -> tuple[np.ndarray, np.ndarray]:
+    taus_out, deviation, _, _ = allantools.oadev(series, rate=rate, data_type="freq",
+                                                 taus=np.asarray(taus, float))
+    return taus_out, deviation
+
+
+FIT_TAUS = [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]
+
+
+@pytest.mark.parametrize("preset", ["default", "bmi088", "vn100"])
+def test_the_noise_density_comes_back_at_one_second(preset):
+    """2 h at 100 Hz. ADEV(tau)^2 = N^2 / tau + K^2 tau / 3: N from a fit of both terms
+    (the default preset's accelerometer walk is not negligible at 1 s), and ADEV(1 s)
+    itself against the model's sqrt(N^2 + K^2 / 3)."""
+    rate = 100
+    record, params = static_record(preset, rate, 2 * 3600.0)
+    for sensor, columns in SENSORS:
+        density = getattr(params, f"{sensor}_noise_density")
+        walk = getattr(params, f"{sensor}_random_walk")
+        for axis in range(3):
+            taus, deviation = adev(record[:, columns][:, axis], rate, FIT_TAUS)
+            # Least squares in relative terms: rows (1/tau, tau/3) / ADEV^2 -> 1.
+            design = np.column_stack((1.0 / taus, taus / 3.0)) / deviation[:, None] ** 2
+            (n2, k2), *_ = np.linalg.lstsq(design, np.ones_like(taus), rcond=None)
+            fitted = math.sqrt(n2)
+            assert fitted == pytest.approx(density, rel=0.10), (sensor, axis, fitted)
+            at_one = deviation[list(taus).index(1.0)]
+            assert at_one == pytest.approx(math.hypot(density, walk / math.sqrt(3.0)),
+                                           rel=0.10), (sensor, axis, at_one)
+            print(f"{preset} {sensor}[{axis}]: N {density:.4e}, fitted {fitted:.4e} "
+                  f"({fitted / density - 1:+.2%}), ADEV(1 s) {at_one:.4e}")
+
+
+@pytest.mark.parametrize(("preset", "seed"), [("default", 1), ("bmi088", 2), ("vn100", 3)])
+def test_the_bias_random_walk_alone_rises_with_slope_one_half(preset, seed):
+    """20 h at 10 Hz with the white noise and quantisation off: log-log slope of ADEV over
+    tau in [10, 300] s within 0.1 of +1/2, and ADEV(10 s) = K sqrt(10 / 3) within 10 %."""
+    rate = 10
+    config = {"preset": preset, "accelerometer_noise_density": 0.0,
+              "gyroscope_noise_density": 0.0, "accelerometer_resolution": 0.0,
+              "gyroscope_resolution": 0.0}
+    record, params = static_record(config, rate, 20 * 3600.0, seed=seed)
+    taus = [10.0, 20.0, 50.0, 100.0, 200.0, 300.0]
+    for sensor, columns in SENSORS:
+        walk = getattr(params, f"{sensor}_random_walk")
+        for axis in range(3):
+            taus_out, deviation = adev(record[:, columns][:, axis], rate, taus)
+            slope = np.polyfit(np.log(taus_out), np.log(deviation), 1)[0]
+            assert slope == pytest.approx(0.5, abs=0.1), (sensor, axis, slope)
+            assert deviation[0] == pytest.approx(walk * math.sqrt(10.0 / 3.0), rel=0.10)
+            print(f"{preset} {sensor}[{axis}]: slope {slope:.3f}, ADEV(10 s) / "
+                  f"K sqrt(10/3) {deviation[0] / (walk * math.sqrt(10.0 / 3.0)):.3f}")
