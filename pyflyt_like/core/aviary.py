@@ -360,6 +360,22 @@ class Aviary(bullet_client.BulletClient):
             return np.stack(aux)
         return aux
 
+    def read_sensors(self, index: int) -> dict[str, dict[str, Any]]:
+        """Return drone ``index``'s latest sensor readings (``drone_options["sensors"]``).
+
+        Only the configured sensors appear, each with the ``time`` [s] of its latest sample
+        since the last reset: ``{"imu": {"time", "accel" (3,) [m/s^2, body], "gyro" (3,)
+        [rad/s, body]}, "baro": {"time", "pressure" [Pa], "altitude" [m]}, "mag": {"time",
+        "field" (3,) [uT, body]}, "gnss": {"time", "position" (3,) [m, world], "velocity" (3,)
+        [m/s, world], "fix"}, "range": {"time", "range" [m], "valid"}}`` (copies; see
+        docs/sensors.md). A drone without sensors returns ``{}``.
+
+        Raises:
+            IndexError: ``index`` is not an int in [-n, n) (as :meth:`state`).
+        """
+        sensors = getattr(self._drone(index), "sensors", None)
+        return {} if sensors is None else sensors.read()
+
     def print_all_bodies(self) -> None:
         """Print the id and name of every body in the world."""
         for body in range(pybullet.getNumBodies(physicsClientId=self._client)):

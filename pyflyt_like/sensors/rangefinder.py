@@ -2,7 +2,8 @@
 
 Truth: ``range = (z - floor_z) / cos(tilt)``, ``cos(tilt) = R22`` (the world z component of
 the body z axis), ``z`` the vehicle's height [m] and ``floor_z`` the floor's [m]. (The
-PyBullet integration may ray-test the world instead; the batched engine has the plane.)
+PyBullet integration ray-tests the world instead and samples the distance it measured with
+:func:`sample_range`; the batched engine has the plane.)
 
 A sample: ``r = range + sigma n`` clipped to [0, max_range]. The reading is valid when the
 beam points down (``R22 > 0``) and the true range is within [min_range, max_range];
@@ -58,6 +59,18 @@ def sample(coefficients, pos, quat, floor_z, normals):
     if cos_tilt <= 0.0:  # the beam points up or along the floor: no return
         return max_range, False
     truth = (pos[2] - floor_z) / cos_tilt
+    valid = coefficients[MIN_RANGE] <= truth <= max_range
+    measured = truth + coefficients[WHITE] * normals[0] if valid else truth
+    return min(max(measured, 0.0), max_range), valid
+
+
+def sample_range(coefficients, truth, normals):
+    """One sample ``(range [m], valid)`` of a true range measured elsewhere (the PyBullet
+    path's ray test): ``truth`` [m] along the beam to the first surface hit, ``inf`` when
+    nothing is hit within the beam; ``normals`` (:data:`SAMPLE_DRAWS`,) the white noise's
+    draw. The same rules as :func:`sample`: valid within [min_range, max_range], an invalid
+    reading is ``truth`` clipped to [0, max_range] without noise (``max_range`` for no hit)."""
+    max_range = coefficients[MAX_RANGE]
     valid = coefficients[MIN_RANGE] <= truth <= max_range
     measured = truth + coefficients[WHITE] * normals[0] if valid else truth
     return min(max(measured, 0.0), max_range), valid

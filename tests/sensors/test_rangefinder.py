@@ -52,3 +52,16 @@ def test_noise_on_valid_readings():
     rng = np.random.default_rng(0)
     readings = [_read(c, 2.0, normal=n)[0] for n in rng.standard_normal(20_000)]
     assert np.std(readings) == pytest.approx(0.05, rel=0.05)
+
+
+def test_sample_range_takes_a_measured_distance():
+    """The PyBullet path's entry: a ray-tested distance (inf: no hit) under the same rules."""
+    c = _coefficients("default")  # 0.3 to 12 m
+    assert rangefinder.sample_range(c, 2.0, np.array([0.0])) == (2.0, True)
+    assert rangefinder.sample_range(c, math.inf, np.array([1.0])) == (12.0, False)
+    assert rangefinder.sample_range(c, 0.2, np.array([1.0])) == (0.2, False)
+    noisy = _coefficients({"preset": "default", "noise": 0.05})
+    assert rangefinder.sample_range(noisy, 2.0, np.array([1.0])) == (pytest.approx(2.05), True)
+    for z in (0.1, 2.0, 11.9, 15.0):  # agrees with the plane model for a level vehicle
+        assert rangefinder.sample_range(noisy, z, np.array([0.7])) == _read(noisy, z,
+                                                                             normal=0.7)

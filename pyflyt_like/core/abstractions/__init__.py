@@ -12,6 +12,7 @@ from .gimbals import Gimbals
 from .lifting_surfaces import LiftingSurface, LiftingSurfaces
 from .modal_drone import ModalDrone
 from .motors import Motors
+from .sensors import Sensors
 
 __all__ = [
     "PID",
@@ -25,5 +26,6 @@ __all__ = [
     "LiftingSurfaces",
     "ModalDrone",
     "Motors",
+    "Sensors",
     "WindFieldClass",
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from abc import abstractmethod
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -15,12 +16,15 @@ from .base_controller import ControlClass
 from .base_drone import DroneClass
 from .camera import Camera
 from .lifting_surfaces import LiftingSurface
+from .sensors import Sensors
 
 # Camera options a vehicle takes (PyFlyt's names, plus ``is_tracking_camera``); unset ones
 # come from the model YAML's ``camera`` section, then from the switches' defaults.
 CAMERA_OPTIONS = ("use_camera", "use_gimbal", "camera_angle_degrees", "camera_FOV_degrees",
                   "camera_resolution", "camera_position_offset", "camera_fps",
                   "is_tracking_camera")
+# Every vehicle's keyword options: the camera's and ``sensors`` (ModalDrone.setup_onboard).
+KEYWORD_OPTIONS = (*CAMERA_OPTIONS, "sensors")
 
 
 class ModalDrone(DroneClass):
@@ -33,14 +37,17 @@ class ModalDrone(DroneClass):
     ``setpoint_size`` and implements the hooks :meth:`control`, :meth:`preset_setpoint`,
     :meth:`reset_components`, :meth:`reset_controllers` and :meth:`update_physics`.
 
+    Every vehicle takes the ``sensors`` option (:meth:`setup_sensors`); ``self.sensors`` is
+    its :class:`~pyflyt_like.core.abstractions.sensors.Sensors` component, or None.
+
     Besides ``state`` it keeps ``rotation_matrix`` (3, 3) body-to-ground, ``world_velocity``
     (3,) [m/s] and ``quaternion`` (x, y, z, w) of the base, refreshed by :meth:`update_state`.
     """
 
     modes: tuple[int, ...] = ()
     setpoint_size: int = 4
-    # Options taken through ``**camera_options`` (the Aviary checks drone_options against them).
-    keyword_options: tuple[str, ...] = CAMERA_OPTIONS
+    # Options taken through ``**onboard_options`` (the Aviary checks drone_options against them).
+    keyword_options: tuple[str, ...] = KEYWORD_OPTIONS
 
     def __init__(self, p, start_pos, start_orn, control_hz: int | None, physics_hz: int,
                  drone_model: str, model_dir: str | Path | None = None,
@@ -60,6 +67,14 @@ class ModalDrone(DroneClass):
         self.quaternion = self.start_orn
         self.setpoint = np.zeros(self.setpoint_size)
         self._user_controller: ControlClass | None = None
+        self.sensors: Sensors | None = None
+
+    def setup_onboard(self, **options) -> None:
+        """Mount what the keyword options ask for: the ``sensors`` (:meth:`setup_sensors`)
+        and the camera (:meth:`setup_camera`, the other options). Every vehicle's
+        constructor hands its keyword options here."""
+        self.setup_sensors(options.pop("sensors", None))
+        self.setup_camera(**options)
 
     def setup_camera(self, **options) -> None:
         """Mount a :class:`Camera` on the base if ``use_camera`` is true.
@@ -73,7 +88,7 @@ class ModalDrone(DroneClass):
         unknown = sorted(set(options) - set(CAMERA_OPTIONS))
         if unknown:
             raise ValueError(f"drone_options {unknown} not accepted by {type(self).__name__}; "
-                             f"camera options are {list(CAMERA_OPTIONS)}")
+                             f"keyword options are {list(KEYWORD_OPTIONS)}")
         use_camera = options.pop("use_camera", False)
         if not isinstance(use_camera, (bool, np.bool_)):
             raise TypeError(f"use_camera must be a bool, got {use_camera!r}")
@@ -85,6 +100,32 @@ class ModalDrone(DroneClass):
                     "camera_fps": self.control_hz, **self.params["camera"], **options}
         self.camera = Camera(self.p, self.Id, -1, physics_period=self.physics_period,
                              np_random=self.np_random, **settings)
+
+    def setup_sensors(self, sensors: Mapping | None) -> None:
+        """Give the vehicle the sensors of the ``sensors`` option (see docs/sensors.md).
+
+        Args:
+            sensors: sensor name (``"imu"``, ``"baro"``, ``"mag"``, ``"gnss"``, ``"range"``)
+                -> a preset name or a parameter dict; None or {} for none.
+
+        Only a drone with sensors pays for them: the Aviary calls ``update_last`` on every
+        drone each physics step, so the sensor step is bound into this drone's
+        ``update_last`` (an instance attribute) instead of being tested for on every drone.
+
+        Raises:
+            TypeError, ValueError: a bad configuration, naming ``drone_options["sensors"]``.
+        """
+        if sensors is None or (isinstance(sensors, Mapping) and not sensors):
+            return
+        gravity = abs(getattr(self.p, "gravity", 9.81))
+        self.sensors = Sensors(self.p, self.physics_period, self.np_random, self.Id, sensors,
+                               gravity)
+        self.update_last = self._update_last_with_sensors
+
+    def _update_last_with_sensors(self, physics_step: int) -> None:
+        """``update_last`` of a drone with sensors: sample them, then the class's."""
+        self.sensors.state_update()
+        type(self).update_last(self, physics_step)
 
     def surfaces_from_yaml(self, entries: list[dict]) -> list[LiftingSurface]:
         """Build the :class:`LiftingSurface` list of a YAML ``surfaces`` section: each entry
@@ -185,6 +226,8 @@ class ModalDrone(DroneClass):
         self.reset_components()
         self.update_state()
         self.set_mode(self.mode)
+        if self.sensors is not None:  # draws new units, samples the reset state at t = 0
+            self.sensors.reset()
         if self.camera is not None:
             self.camera.reset()
             if self.camera.camera_fps is not None:  # else the owner captures by hand

@@ -55,7 +55,8 @@ class Fixedwing(ModalDrone):
         control_hz: control rate [Hz]; default from the YAML.
         drone_model: ``"fixedwing"`` (default) or another model folder, e.g. ``"acrowing"``.
         model_dir: folder of model folders (default: the package's models).
-        **camera_options: ``use_camera`` and friends, see :meth:`ModalDrone.setup_camera`.
+        **onboard_options: the camera's (``use_camera`` and friends, see
+            :meth:`ModalDrone.setup_camera`) and ``sensors`` (:meth:`ModalDrone.setup_sensors`).
         starting_velocity: (3,) body-frame spawn velocity [m/s]; default from the YAML.
     """
 
@@ -64,7 +65,7 @@ class Fixedwing(ModalDrone):
     def __init__(self, p, start_pos, start_orn, control_hz: int | None = None,
                  physics_hz: int = 240, drone_model: str = "fixedwing",
                  model_dir: str | Path | None = None, np_random: np.random.Generator | None = None,
-                 starting_velocity=None, **camera_options):
+                 starting_velocity=None, **onboard_options):
         super().__init__(p, start_pos, start_orn, control_hz, physics_hz, drone_model,
                          model_dir, np_random)
         np_random = self.np_random
@@ -93,7 +94,7 @@ class Fixedwing(ModalDrone):
         else:  # a model without the autopilot's sections (e.g. one ported from PyFlyt)
             self.modes = tuple(m for m in self.modes
                                if m not in (ALTITUDE_HOLD, CLIMB_RATE_HOLD))
-        self.setup_camera(**camera_options)
+        self.setup_onboard(**onboard_options)
         self.surface_command = np.zeros(SURFACE_COMMANDS)
         self.thrust_command = np.zeros(1)
         self.aux_state = np.zeros(SURFACE_COMMANDS + 1)

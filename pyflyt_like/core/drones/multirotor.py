@@ -71,7 +71,8 @@ class Multirotor(ModalDrone):
         position_controller: what flies mode 7: ``"geometric"`` (Lee SE(3) with flatness
             feed-forward) or ``"pid"`` (the cascade of
             :mod:`pyflyt_like.control.multirotor_cascade`).
-        **camera_options: see :meth:`ModalDrone.setup_camera`.
+        **onboard_options: the camera's (see :meth:`ModalDrone.setup_camera`) and ``sensors``
+            (:meth:`ModalDrone.setup_sensors`).
     """
 
     modes = MULTIROTOR_MODES
@@ -80,7 +81,7 @@ class Multirotor(ModalDrone):
                  physics_hz: int = 240, drone_model: str = "cf2x",
                  model_dir: str | Path | None = None, np_random: np.random.Generator | None = None,
                  ground_effect: bool = False, rotor_drag: bool = False, downwash: bool = False,
-                 position_controller: str = "geometric", **camera_options):
+                 position_controller: str = "geometric", **onboard_options):
         super().__init__(p, start_pos, start_orn, control_hz, physics_hz, drone_model,
                          model_dir, np_random)
         np_random = self.np_random
@@ -136,7 +137,7 @@ class Multirotor(ModalDrone):
                                              kw=model.geometric_kw, gravity=gravity)
         self.flat_reference: FlatReference | None = None
         self.mode_steps = self._mode_steps(model.mode_hz)
-        self.setup_camera(**camera_options)
+        self.setup_onboard(**onboard_options)
         self.rotor_command = np.zeros(n)  # commanded speeds, model unit
         self._rpm_set_this_tick = False
         self.aux_state = np.zeros(n)

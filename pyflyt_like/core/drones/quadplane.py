@@ -50,9 +50,9 @@ class QuadPlane(Fixedwing):
     def __init__(self, p, start_pos, start_orn, control_hz: int | None = None,
                  physics_hz: int = 240, drone_model: str = "quadplane",
                  model_dir: str | Path | None = None, np_random: np.random.Generator | None = None,
-                 starting_velocity=None, **camera_options):
+                 starting_velocity=None, **onboard_options):
         super().__init__(p, start_pos, start_orn, control_hz, physics_hz, drone_model,
-                         model_dir, np_random, starting_velocity, **camera_options)
+                         model_dir, np_random, starting_velocity, **onboard_options)
         lp = self.params["lift_motor_params"]
         max_rpm = np.sqrt(lp["total_thrust"] / (LIFT_MOTORS * lp["thrust_coef"]))
         self.lift_motors = Motors(

@@ -32,7 +32,8 @@ class QuadX(ModalDrone):
         control_hz: control rate [Hz]; default from the YAML (120).
         drone_model: model folder name (default ``"cf2x"``).
         model_dir: folder of model folders (default: the package's models).
-        **camera_options: ``use_camera`` and friends, see :meth:`ModalDrone.setup_camera`.
+        **onboard_options: the camera's (``use_camera`` and friends, see
+            :meth:`ModalDrone.setup_camera`) and ``sensors`` (:meth:`ModalDrone.setup_sensors`).
         noise: multiply the YAML's motor ``noise_ratio`` (0 disables motor noise).
     """
 
@@ -41,7 +42,7 @@ class QuadX(ModalDrone):
     def __init__(self, p, start_pos, start_orn, control_hz: int | None = None,
                  physics_hz: int = 240, drone_model: str = "cf2x",
                  model_dir: str | Path | None = None, np_random: np.random.Generator | None = None,
-                 noise: float = 1.0, **camera_options):
+                 noise: float = 1.0, **onboard_options):
         # Checked here, under the user's name: the motors would report it as noise_ratio.
         if isinstance(noise, (bool, np.bool_)) or not isinstance(
                 noise, (int, float, np.integer, np.floating)):
@@ -73,7 +74,7 @@ class QuadX(ModalDrone):
         self.cascade = QuadXCascade(self.params["controller"], self.params["mixer"],
                                     self.control_period, self.mass, self.max_total_thrust,
                                     gravity)
-        self.setup_camera(**camera_options)
+        self.setup_onboard(**onboard_options)
         self.aux_state = np.zeros(n)
         self.pwm = np.zeros(n)
         self.update_state()

@@ -36,7 +36,8 @@ class Rocket(ModalDrone):
         model_dir: folder of model folders (default: the package's models).
         starting_fuel_ratio: fuel at spawn and on every reset, as a fraction of a full tank
             in [0, 1]. Default 1.0, a full tank; PyFlyt's default is 0.05.
-        **camera_options: ``use_camera`` and friends, see :meth:`ModalDrone.setup_camera`.
+        **onboard_options: the camera's (``use_camera`` and friends, see
+            :meth:`ModalDrone.setup_camera`) and ``sensors`` (:meth:`ModalDrone.setup_sensors`).
     """
 
     modes = (0,)
@@ -45,7 +46,7 @@ class Rocket(ModalDrone):
     def __init__(self, p, start_pos, start_orn, control_hz: int | None = None,
                  physics_hz: int = 240, drone_model: str = "rocket",
                  model_dir: str | Path | None = None, np_random: np.random.Generator | None = None,
-                 starting_fuel_ratio: float = 1.0, **camera_options):
+                 starting_fuel_ratio: float = 1.0, **onboard_options):
         ratio = check_finite("starting_fuel_ratio", starting_fuel_ratio)
         if not 0.0 <= ratio <= 1.0:
             raise ValueError(f"starting_fuel_ratio must be within [0, 1] (of a full tank), "
@@ -72,7 +73,7 @@ class Rocket(ModalDrone):
         dp = params["drag_params"]
         self.drag = BoringBodies(p, self.physics_period, np_random, self.Id, [-1],
                                  dp["drag_coefs"], dp["normal_areas"])
-        self.setup_camera(**camera_options)
+        self.setup_onboard(**onboard_options)
         self.finlet_command = np.zeros(FINLETS)
         self.ignition = np.zeros(1)
         self.throttle_command = np.zeros(1)
