@@ -136,3 +136,15 @@ def readings_mapping(readings: object) -> Mapping[str, Any]:
         raise ValueError("readings must hold an 'imu' reading (the estimators predict "
                          f"from it), got keys {sorted(readings)}")
     return readings
+
+
+def sensor_parameters(params: object, owner: str, imu_use: str) -> Mapping[str, Any]:
+    """``params`` must be a mapping of resolved sensor parameters (``SensorSuite.params``)
+    holding an ``imu`` (``owner`` needs it: ``imu_use`` says what for)."""
+    if not isinstance(params, Mapping):
+        raise TypeError("params must be a dict of resolved sensor parameters "
+                        f"(SensorSuite.params), got {type(params).__name__}")
+    if "imu" not in params:
+        raise ValueError(f"{owner} needs an 'imu' sensor: {imu_use}; got sensors "
+                         f"{sorted(params)}")
+    return params

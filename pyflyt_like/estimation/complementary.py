@@ -39,6 +39,7 @@ from ._shared import (
     matrix,
     mount_rotation,
     readings_mapping,
+    sensor_parameters,
     unit_quaternion,
     vector,
     world_field,
@@ -257,10 +258,6 @@ class ComplementaryFilter:
     def from_params(cls, params: Mapping[str, Any], **options: Any) -> ComplementaryFilter:
         """The filter for resolved sensor parameters, e.g. ``SensorSuite.params`` (uses
         ``imu`` and ``mag``); ``options`` as the constructor's keywords."""
-        if not isinstance(params, Mapping):
-            raise TypeError("params must be a dict of resolved sensor parameters "
-                            f"(SensorSuite.params), got {type(params).__name__}")
-        if "imu" not in params:
-            raise ValueError("ComplementaryFilter needs an 'imu' sensor: it integrates the "
-                             f"gyroscope; got sensors {sorted(params)}")
+        params = sensor_parameters(params, "ComplementaryFilter",
+                                   "it integrates the gyroscope")
         return cls(params["imu"], params.get("mag"), **options)

@@ -46,6 +46,7 @@ from ._shared import (
     mount_rotation,
     readings_mapping,
     scalar,
+    sensor_parameters,
     skew,
     unit_quaternion,
     vector,
@@ -501,12 +502,7 @@ class ErrorStateEkf:
         """The filter for resolved sensor parameters, e.g. ``SensorSuite.params``
         (``{"imu": ImuParams, "gnss": ..., "baro": ..., "mag": ...}``; others ignored);
         ``options`` as the constructor's keywords."""
-        if not isinstance(params, Mapping):
-            raise TypeError("params must be a dict of resolved sensor parameters "
-                            f"(SensorSuite.params), got {type(params).__name__}")
-        if "imu" not in params:
-            raise ValueError("ErrorStateEkf needs an 'imu' sensor: it predicts from the IMU; "
-                             f"got sensors {sorted(params)}")
+        params = sensor_parameters(params, "ErrorStateEkf", "it predicts from the IMU")
         return cls(params["imu"], params.get("gnss"), params.get("baro"), params.get("mag"),
                    **options)
 
