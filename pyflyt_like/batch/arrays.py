@@ -11,6 +11,8 @@ from collections import namedtuple
 
 import numpy as np
 
+from .sensors import SENSOR_FIELDS, zeros_sensor_arrays
+
 #: What changes every physics step, per world ``w`` and drone ``d``.
 #: pos (W, D, 3) centre of mass, world ENU [m]; quat (W, D, 4) body-to-world (x, y, z, w);
 #: vel (W, D, 3) world frame [m/s]; ang_vel (W, D, 3) body frame FLU [rad/s];
@@ -22,21 +24,25 @@ import numpy as np
 #: turbulence (W, 5) Dryden filter states (u, v1, v2, w1, w2); wind (W, 3) [m/s];
 #: wrench (W, D, 6) body force [N] and torque [N m] of the last step;
 #: attitude_target (W, D, 9) row-major rotation of a mode-1 setpoint's Euler angles, worked
-#: out once per fused call (the setpoints hold over it) rather than once per tick.
+#: out once per fused call (the setpoints hold over it) rather than once per tick;
+#: the sensor fields (:data:`~pyflyt_like.batch.sensors.SENSOR_FIELDS`, empty behind their
+#: world axes without sensors): the stages' signature passes nothing else a step writes into.
 State = namedtuple("State", [
     "pos", "quat", "vel", "ang_vel", "rotor_speed", "rotor_command", "setpoint", "reference",
     "use_reference", "rate_integral", "rate_previous", "rate_fresh", "steps", "contact",
-    "crashed", "turbulence", "wind", "wrench", "attitude_target"])
+    "crashed", "turbulence", "wind", "wrench", "attitude_target", *SENSOR_FIELDS])
 
 #: The physical vehicle per world and drone, drawn at reset when randomised.
 #: mass (W, D) [kg]; inertia (W, D, 3) principal [kg m^2]; kf, km (W, D) rotor constants;
-#: tau (W, D) rotor lag [s] and lag_gain (W, D) = 1 - exp(-dt / tau); drag_scale (W, D)
+#: tau (W, D) rotor lag [s] while spinning up and lag_gain (W, D) = 1 - exp(-dt / tau);
+#: lag_gain_fall (W, D) the same while spinning down (the fall constant); drag_scale (W, D)
 #: factor on the rotor-drag coefficients; com_offset (W, D, 3) centre of mass from the
 #: nominal one, body frame [m]; disturbance_force (W, D, 3) world [N];
 #: disturbance_torque (W, D, 3) body [N m]; wind_mean (W, 3) [m/s];
 #: turbulence_axes (W, 3, 3) rows e_u, e_v, e_w of the Dryden axes, world frame.
 Plant = namedtuple("Plant", [
-    "mass", "inertia", "kf", "km", "tau", "lag_gain", "drag_scale", "com_offset",
+    "mass", "inertia", "kf", "km", "tau", "lag_gain", "lag_gain_fall", "drag_scale",
+    "com_offset",
     "disturbance_force", "disturbance_torque", "wind_mean", "turbulence_axes"])
 
 #: The nominal vehicle (what the controllers believe, never randomised) and fixed constants.
@@ -78,8 +84,10 @@ TURBULENCE_STATES = 5
 KINEMATICS = (("pos", 3), ("quat", 4), ("vel", 3), ("ang_vel", 3))
 
 
-def zeros_state(n_worlds: int, n_drones: int, n_rotors: int, setpoint_size: int) -> State:
-    """A State of zeros (identity attitude), allocated once.
+def zeros_state(n_worlds: int, n_drones: int, n_rotors: int, setpoint_size: int,
+                sensors=None) -> State:
+    """A State of zeros (identity attitude), allocated once; ``sensors`` the resolved
+    sensor parameters (None: none, the sensor fields empty behind their world axes).
 
     pos, quat, vel and ang_vel are consecutive C-contiguous slabs of one buffer (see
     :func:`kinematics_block`), each an ordinary (W, D, k) array to the kernels.
@@ -93,7 +101,8 @@ def zeros_state(n_worlds: int, n_drones: int, n_rotors: int, setpoint_size: int)
         rate_fresh=np.ones(shape, bool), steps=np.zeros(n_worlds, np.int64),
         contact=np.zeros(shape, bool), crashed=np.zeros(shape, bool),
         turbulence=np.zeros((n_worlds, TURBULENCE_STATES)), wind=np.zeros((n_worlds, 3)),
-        wrench=np.zeros((*shape, 6)), attitude_target=np.zeros((*shape, 9)))
+        wrench=np.zeros((*shape, 6)), attitude_target=np.zeros((*shape, 9)),
+        **zeros_sensor_arrays(n_worlds, n_drones, sensors))
 
 
 def kinematics_slabs(n_worlds: int, n_drones: int) -> dict[str, np.ndarray]:
@@ -121,6 +130,7 @@ def zeros_plant(n_worlds: int, n_drones: int) -> Plant:
     return Plant(
         mass=np.zeros(shape), inertia=np.zeros((*shape, 3)), kf=np.zeros(shape),
         km=np.zeros(shape), tau=np.zeros(shape), lag_gain=np.zeros(shape),
+        lag_gain_fall=np.zeros(shape),
         drag_scale=np.zeros(shape), com_offset=np.zeros((*shape, 3)),
         disturbance_force=np.zeros((*shape, 3)), disturbance_torque=np.zeros((*shape, 3)),
         wind_mean=np.zeros((n_worlds, 3)), turbulence_axes=np.zeros((n_worlds, 3, 3)))

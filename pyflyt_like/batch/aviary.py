@@ -20,8 +20,10 @@ from .families import vehicle_family
 from .flat_reference import flat_reference_array
 from .memory import NOISE_CHUNK_BYTES, check_engine_memory
 from .options import BatchedAviaryOptions
+from .sensors import read_sensors, reset_sensor_worlds
 from .state_views import fill_aviary_state, set_start_attitudes, set_start_velocities
 from .user_stages import build_advance, check_user_stages, reset_stages
+from .world_random import world_streams
 
 MODES = MULTIROTOR_MODES  # of the multirotors; a fixed-wing's: BatchedAviary.modes
 #: Most physics steps one :meth:`BatchedAviary.step` call runs (about 10**12): the
@@ -99,6 +101,12 @@ class BatchedAviary:
             ``numba.njit`` functions run before or after a named stage of every physics
             step, or after a reset on the reset worlds (a kernel with them is compiled
             for this engine; see :mod:`~pyflyt_like.batch.user_stages`).
+        sensors: ``None`` (or ``{}``) or the sensor configuration of the PyBullet
+            ``drone_options["sensors"]`` (sensor name -> preset name or parameter dict,
+            :func:`pyflyt_like.sensors.resolve_sensors`; rates must divide ``physics_hz``):
+            the same sensors on every drone of every world, sampled by the ``sensors``
+            stage; :meth:`read_sensors` returns their readings (docs/sensors.md, "On the
+            batched engine").
 
     The bounds are physical (docs/batch.md, "Errors and bounds"); what still diverges is
     reset by :meth:`step` and flagged in :attr:`diverged`.
@@ -118,7 +126,7 @@ class BatchedAviary:
                  downwash: bool = False, wind=None, turbulence: dict | None = None,
                  shear: dict | None = None,
                  randomize: dict | None = None, floor_height: float = 0.0,
-                 crash_speed: float = 1.0, user_stages=None):
+                 crash_speed: float = 1.0, user_stages=None, sensors=None):
         options = BatchedAviaryOptions(
             n_worlds=n_worlds, n_drones=n_drones, drone_model=drone_model, mode=mode,
             physics_hz=physics_hz, control_hz=control_hz, seed=seed, model_dir=model_dir,
@@ -127,16 +135,19 @@ class BatchedAviary:
             ground_effect=ground_effect, rotor_drag=rotor_drag, downwash=downwash, wind=wind,
             turbulence=turbulence, shear=shear, randomize=randomize,
             floor_height=floor_height,
-            crash_speed=crash_speed, user_stages=user_stages)
+            crash_speed=crash_speed, user_stages=user_stages, sensors=sensors)
         self.family = family = vehicle_family(options)
         self.options = options = family.options  # physics_hz resolved
+        #: The resolved sensor parameters (sensor name -> parameters; {}: no sensors).
+        self.sensor_params = options.sensor_params()
         self.n_worlds, self.n_drones = options.shape
         self.physics_hz, self.gravity = options.physics_hz, options.gravity
         self.model = family.model
         self.modes = family.modes
         self.mode = check_flight_mode("mode", options.mode, family.modes)
         check_engine_memory(self.n_worlds, self.n_drones,
-                            *family.memory_bytes(self.n_worlds, self.n_drones))
+                            *family.memory_bytes(self.n_worlds, self.n_drones,
+                                                 self.sensor_params))
         self.control_hz = family.control_hz
         self.integrator = options.integrator
         self.randomize = family.randomize
@@ -147,12 +158,16 @@ class BatchedAviary:
             getattr(self.model, "starting_velocity", np.zeros(3)))
         self.dt = 1.0 / self.physics_hz
         self._state = family.zeros_state(self.n_worlds, self.n_drones,
-                                         family.setpoint_size(self.mode))
+                                         family.setpoint_size(self.mode), self.sensor_params)
         self._nominal = family.nominal
         self.plant = family.new_plant(options)
         self._config = family.config
         stages = check_user_stages(options.user_stages, list(family.pipeline.STAGES))
         self._advance = build_advance(family.pipeline, stages)
+        if self.sensor_params and self._advance is family.pipeline.advance:
+            # the cached kernel with the sensors stage (a user-stage kernel has every stage)
+            self._advance = family.pipeline.advance_sensed
+        self._sensor_streams_drawn = False
         self._reset_stages = reset_stages(stages)
         self._no_noise = np.zeros((1, 1, TURBULENCE_STATES))
         self._aviary_state = np.zeros((self.n_worlds, self.n_drones, 4, 3))
@@ -274,6 +289,11 @@ class BatchedAviary:
             self.rng = np.random.default_rng(seed)
         worlds = np.flatnonzero(mask)  # indexing by position: cheap for a few worlds
         state = self._state
+        if self.sensor_params and (seed is not None or not self._sensor_streams_drawn):
+            # Drawn first from a fresh generator and for every world, so that world w's
+            # stream is the generator's w-th draw whatever W and the mask.
+            state.sensor_streams[worlds] = world_streams(self.rng, self.n_worlds)[worlds]
+            self._sensor_streams_drawn = True
         state.pos[worlds] = self.start_pos[worlds]
         set_start_attitudes(state.quat, self.start_orn, mask)
         set_start_velocities(state.quat, self.start_vel, state.vel, mask)
@@ -289,6 +309,10 @@ class BatchedAviary:
             state.turbulence[worlds] = turbulence[worlds]
         state.wind[worlds] = self.plant.wind_mean[worlds]  # until the next step's
         self._reset_controllers(worlds)
+        if self.sensor_params:  # new units, then the reset state sampled at t = 0
+            config = self._config
+            reset_sensor_worlds(state, worlds.astype(np.int64), config.gravity, config.dt,
+                                config.floor_z)
         for stage in self._reset_stages:
             stage(state, self.plant, self._nominal, self._config, worlds, self.rng)
 
@@ -354,6 +378,19 @@ class BatchedAviary:
         draws, the hold setpoints); the other worlds were not touched. False everywhere
         before the first step and after a step in which nothing diverged."""
         return self._diverged_view
+
+    # ------------------------------------------------------------------ sensors
+    def read_sensors(self) -> dict[str, dict[str, np.ndarray]]:
+        """The latest sample of each configured sensor, copies with leading axes (W, D), in
+        the keys and units of the PyBullet ``aviary.read_sensors(i)``:
+        ``{"imu": {"time", "accel" (W, D, 3) [m/s^2, sensor frame], "gyro" (W, D, 3)
+        [rad/s]}, "baro": {"time", "pressure" [Pa], "altitude" [m above sea level]},
+        "mag": {"time", "field" (W, D, 3) [uT, body]}, "gnss": {"time", "position"
+        (W, D, 3) [m, world], "velocity" (W, D, 3) [m/s, world], "fix" (W, D) bool},
+        "range": {"time", "range" [m], "valid" (W, D) bool}}``, scalars (W, D). ``time``
+        [s] is the sample's, since the world's reset (which samples at t = 0); {} without
+        sensors."""
+        return read_sensors(self._state, self.sensor_params)
 
     # ------------------------------------------------------------------ views
     @property

@@ -83,7 +83,7 @@ def plant_arrays(model: MultirotorModel, options: BatchedAviaryOptions) -> Plant
     plant = zeros_plant(*options.shape)
     plant.mass[:], plant.inertia[:] = model.mass, model.inertia
     plant.kf[:], plant.km[:], plant.tau[:] = model.kf, model.km, model.tau
-    plant.lag_gain[:], plant.drag_scale[:] = 1.0, 1.0
+    plant.lag_gain[:], plant.lag_gain_fall[:], plant.drag_scale[:] = 1.0, 1.0, 1.0
     plant.wind_mean[:] = options.wind
     plant.turbulence_axes[:] = turbulence_axes(plant.wind_mean)
     return plant

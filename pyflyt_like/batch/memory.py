@@ -17,6 +17,7 @@ import numpy as np
 from pyflyt_like.common.validation import check_memory
 
 from .arrays import TURBULENCE_STATES, zeros_plant, zeros_state
+from .sensors import sensor_layout_bytes
 
 #: Floats per drone the facade keeps besides the state and the plant: the start positions,
 #: attitudes and velocities (3 + 3 + 3) and the ``Aviary.state`` buffer (4 x 3).
@@ -56,15 +57,20 @@ def estimated_bytes(n_worlds: int, n_drones: int, per_world: int, per_drone: int
     return n_worlds * (per_world + float(n_drones) * per_drone) + noise
 
 
-def engine_bytes(n_worlds: int, n_drones: int, n_rotors: int) -> float:
+def engine_bytes(n_worlds: int, n_drones: int, n_rotors: int, sensors=None) -> float:
     """Estimated peak memory [bytes] of a multirotor engine (:func:`estimated_bytes`).
 
     Args:
         n_worlds: W; n_drones: D; n_rotors: rotors per drone (the setpoint is sized for
             mode -1, n values, or 4, whichever is larger, as :meth:`set_mode` may need).
+        sensors: the resolved sensor parameters (sensor name -> parameters), None: none;
+            their arrays (:mod:`.sensors`) are added.
     """
-    return estimated_bytes(n_worlds, n_drones,
-                           *_multirotor_layout_bytes(n_rotors, max(n_rotors, 4)))
+    per_world, per_drone = _multirotor_layout_bytes(n_rotors, max(n_rotors, 4))
+    if sensors:  # the layout above holds the sensor fields of an engine without sensors
+        sensor_world, sensor_drone = sensor_layout_bytes(sensors)
+        per_world, per_drone = per_world + sensor_world, per_drone + sensor_drone
+    return estimated_bytes(n_worlds, n_drones, per_world, per_drone)
 
 
 def check_engine_memory(n_worlds: int, n_drones: int, estimate: float, what: str) -> None:

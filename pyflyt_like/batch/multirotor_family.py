@@ -47,16 +47,18 @@ class MultirotorFamily:
         self.dt = 1.0 / options.physics_hz
         self.weight = model.mass * options.gravity
 
-    def memory_bytes(self, n_worlds: int, n_drones: int) -> tuple[float, str]:
-        """The engine's estimated peak memory [bytes] and what flies in it."""
+    def memory_bytes(self, n_worlds: int, n_drones: int, sensors=None) -> tuple[float, str]:
+        """The engine's estimated peak memory [bytes] (with the arrays of ``sensors``, the
+        resolved sensor parameters) and what flies in it."""
         n = self.model.n_rotors
-        return engine_bytes(n_worlds, n_drones, n), f"{n} rotors each"
+        return engine_bytes(n_worlds, n_drones, n, sensors), f"{n} rotors each"
 
     def setpoint_size(self, mode: int) -> int:
         return setpoint_size(mode, self.model.n_rotors)
 
-    def zeros_state(self, n_worlds: int, n_drones: int, setpoint_size: int):
-        return zeros_state(n_worlds, n_drones, self.model.n_rotors, setpoint_size)
+    def zeros_state(self, n_worlds: int, n_drones: int, setpoint_size: int, sensors=None):
+        """The state arrays, with those of ``sensors`` (resolved parameters; None: none)."""
+        return zeros_state(n_worlds, n_drones, self.model.n_rotors, setpoint_size, sensors)
 
     def new_plant(self, options: BatchedAviaryOptions):
         return plant_arrays(self.model, options)

@@ -37,6 +37,8 @@ from pyflyt_like.common.validation import (
 from pyflyt_like.control.multirotor_modes import MULTIROTOR_MODES
 from pyflyt_like.physics.fixedwing_model import FIXEDWING_MODES
 from pyflyt_like.physics.wind_shear import ShearProfile
+from pyflyt_like.sensors import resolve_sensors
+from pyflyt_like.sensors.params import SensorParams
 
 from .integrators import INTEGRATORS
 
@@ -82,7 +84,9 @@ class BatchedAviaryOptions:
     W x D (:meth:`start_poses` makes the engine's arrays once it is known to have the
     memory); ``turbulence`` is ``None`` or a dict of the three Dryden options as floats;
     ``shear`` ``None`` or a :class:`~pyflyt_like.physics.wind_shear.ShearProfile`;
-    ``randomize`` ``None`` or a mapping (its family checks its keys and ranges).
+    ``randomize`` ``None`` or a mapping (its family checks its keys and ranges);
+    ``sensors`` ``None`` (also for ``{}``) or a mapping (:meth:`sensor_params` resolves it
+    once ``physics_hz`` is known).
 
     Raises:
         ValueError, TypeError: any bad argument, naming it and what is allowed.
@@ -111,6 +115,7 @@ class BatchedAviaryOptions:
     floor_height: float = 0.0
     crash_speed: float = 1.0
     user_stages: Any = None
+    sensors: Any = None
 
     def __post_init__(self) -> None:
         n_worlds = check_positive_int("n_worlds", self.n_worlds)
@@ -145,6 +150,7 @@ class BatchedAviaryOptions:
             "floor_height": check_float_in("floor_height", self.floor_height, -MAX_POSITION,
                                            MAX_POSITION, unit=" m"),
             "crash_speed": check_non_negative_float("crash_speed", self.crash_speed),
+            "sensors": _sensors(self.sensors),
         }
         for name, value in values.items():
             object.__setattr__(self, name, value)  # frozen: normalised once, here
@@ -154,6 +160,18 @@ class BatchedAviaryOptions:
         if self.physics_hz is not None:
             return self
         return dataclasses.replace(self, physics_hz=default)
+
+    def sensor_params(self) -> dict[str, SensorParams]:
+        """The resolved ``sensors`` (sensor name -> parameters; {} for none), checked
+        against ``physics_hz`` (resolve it first: :meth:`with_physics_hz`).
+
+        Raises:
+            ValueError, TypeError: a bad configuration, naming ``sensors`` (e.g.
+                ``sensors["imu"]["update_rate"]``) and what is allowed.
+        """
+        if self.physics_hz is None:
+            raise ValueError("physics_hz must be resolved before the sensors")
+        return resolve_sensors(self.sensors, self.physics_hz, option="sensors")
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -181,6 +199,17 @@ class BatchedAviaryOptions:
         velocities = np.zeros((self.n_worlds, self.n_drones, 3))
         velocities[:] = default if self.starting_velocity is None else self.starting_velocity
         return velocities
+
+
+def _sensors(value: object) -> Mapping | None:
+    """None (also for an empty mapping) or the sensor configuration mapping; its names and
+    parameters are checked by :meth:`BatchedAviaryOptions.sensor_params`."""
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise TypeError(f"sensors must be None or a dict from sensor name (imu, baro, mag, "
+                        f"gnss, range) to a preset name or a parameter dict, got {value!r}")
+    return value or None
 
 
 def _mapping_or_none(name: str, value: object) -> Mapping | None:

@@ -7,15 +7,23 @@ Per world (in parallel) and per physics step::
     3. rotors       motor lag, thrust and torque, rotor aerodynamics -> body wrench
     4. integrate    rigid body on SO(3) under the wrench, gravity, disturbances
     5. floor        the ground as a hard constraint, contact and crash flags
-    6. turbulence   advance the world's Dryden filters
-    7. clock        the world's step counter
+    6. sensors      every drone's sensors that are due sample the new state
+    7. turbulence   advance the world's Dryden filters
+    8. clock        the world's step counter
 
 The same order as the PyBullet ``Aviary.step`` (control, physics update, step, state).
 Every stage has the signature ``(state, plant, nominal, config, mode, w, noise,
 step_index)`` and is inlined into :func:`step_world`; ``n_steps`` physics steps run inside
 one compiled call. User stages go between them (:mod:`pyflyt_like.batch.user_stages`). The
 fixed-wing pipeline (:mod:`pyflyt_like.batch.fixedwing.pipeline`) shares the wind,
-turbulence and clock stages.
+sensors, turbulence and clock stages.
+
+Two kernels, both cached on disk: :func:`advance` (:func:`step_world`) runs every stage but
+``sensors``, so an engine without sensors (and a task's kernel that inlines
+:func:`step_world`) pays nothing for them; :func:`advance_sensed`
+(:func:`step_world_sensed`) runs all of them, for an engine with sensors
+(:mod:`pyflyt_like.batch.sensors`). A kernel with user stages runs every stage; its
+``sensors`` stage returns at once without sensors.
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ from .integrators import floor_constraint
 from .integrators import integrate as integrate_body
 from .rotations import quat_to_matrix
 from .rotors import rotor_wrench
+from .sensors import sense
 from .turbulence import advance_turbulence, current_wind
 
 BLOCKS = 256  # blocks of worlds shared among the threads (a few per thread balance the load)
@@ -90,6 +99,13 @@ def floor(state, plant, nominal, config, mode, w, noise, step_index):
 
 
 @njit(**_STAGE)
+def sensors(state, plant, nominal, config, mode, w, noise, step_index):
+    """Every drone's sensors that are due sample the state after the step (nothing without
+    sensors); shared by both families."""
+    sense(state, w, config.gravity, config.dt, config.floor_z)
+
+
+@njit(**_STAGE)
 def turbulence(state, plant, nominal, config, mode, w, noise, step_index):
     """Advance the world's Dryden filters (when on)."""
     if config.turbulence:
@@ -102,9 +118,10 @@ def clock(state, plant, nominal, config, mode, w, noise, step_index):
     state.steps[w] += 1
 
 
-#: The stages in the order :func:`step_world` runs them.
+#: The stages in the order :func:`step_world_sensed` runs them (:func:`step_world`: all but
+#: ``sensors``).
 STAGES = {"wind": wind, "control": control, "rotors": rotors, "integrate": integrate,
-          "floor": floor, "turbulence": turbulence, "clock": clock}
+          "floor": floor, "sensors": sensors, "turbulence": turbulence, "clock": clock}
 
 
 @njit(**_STAGE)
@@ -115,12 +132,26 @@ def prepare(state, mode, w):
 
 @njit(**_STAGE)
 def step_world(state, plant, nominal, config, mode, w, noise, step_index):
-    """One physics step of world ``w``: the :data:`STAGES` in order."""
+    """One physics step of world ``w``: the :data:`STAGES` in order but ``sensors`` (an
+    engine without sensors; the tasks' kernels)."""
     wind(state, plant, nominal, config, mode, w, noise, step_index)
     control(state, plant, nominal, config, mode, w, noise, step_index)
     rotors(state, plant, nominal, config, mode, w, noise, step_index)
     integrate(state, plant, nominal, config, mode, w, noise, step_index)
     floor(state, plant, nominal, config, mode, w, noise, step_index)
+    turbulence(state, plant, nominal, config, mode, w, noise, step_index)
+    clock(state, plant, nominal, config, mode, w, noise, step_index)
+
+
+@njit(**_STAGE)
+def step_world_sensed(state, plant, nominal, config, mode, w, noise, step_index):
+    """One physics step of world ``w``: every stage of :data:`STAGES` in order."""
+    wind(state, plant, nominal, config, mode, w, noise, step_index)
+    control(state, plant, nominal, config, mode, w, noise, step_index)
+    rotors(state, plant, nominal, config, mode, w, noise, step_index)
+    integrate(state, plant, nominal, config, mode, w, noise, step_index)
+    floor(state, plant, nominal, config, mode, w, noise, step_index)
+    sensors(state, plant, nominal, config, mode, w, noise, step_index)
     turbulence(state, plant, nominal, config, mode, w, noise, step_index)
     clock(state, plant, nominal, config, mode, w, noise, step_index)
 
@@ -151,3 +182,22 @@ def advance(state, plant, nominal, config, mode, n_steps, noise):
     for block in prange(blocks):
         run_worlds(state, plant, nominal, config, mode, n_steps, noise,
                    block * n_worlds // blocks, (block + 1) * n_worlds // blocks)
+
+
+@njit(cache=True, _nrt=False, error_model="numpy")
+def run_worlds_sensed(state, plant, nominal, config, mode, n_steps, noise, first, last):
+    """:func:`run_worlds` with :func:`step_world_sensed`."""
+    for w in range(first, last):
+        prepare(state, mode, w)
+        for step_index in range(n_steps):
+            step_world_sensed(state, plant, nominal, config, mode, w, noise, step_index)
+
+
+@njit(cache=True, parallel=True, error_model="numpy")
+def advance_sensed(state, plant, nominal, config, mode, n_steps, noise):
+    """:func:`advance` with the ``sensors`` stage: the kernel of an engine with sensors."""
+    n_worlds = state.pos.shape[0]
+    blocks = min(n_worlds, BLOCKS)
+    for block in prange(blocks):
+        run_worlds_sensed(state, plant, nominal, config, mode, n_steps, noise,
+                          block * n_worlds // blocks, (block + 1) * n_worlds // blocks)

@@ -9,7 +9,9 @@ key                     range     meaning                                       
 ``inertia``             (lo, hi)  factor on each principal moment (per axis)      [0.1, 10]
 ``kf``, ``km``          (lo, hi)  factor on the thrust / yaw-torque constant      [0.1, 10]
 ``drag``                (lo, hi)  factor on the rotor-drag coefficients           [0.1, 10]
-``tau``                 (lo, hi)  rotor lag time constant [s] (absolute)          [0, 1] s
+``tau``                 (lo, hi)  rotor lag time constant [s] (absolute) while    [0, 1] s
+                                  spinning up; the fall constant keeps the
+                                  model's ratio ``tau_fall / tau``
 ``com_offset``          c         centre-of-mass offset, each body axis in        [0, 0.1] m
                                   [-c, c] [m]
 ``force_disturbance``   f         constant world force, direction uniform on the  [0, 100] N
@@ -123,8 +125,11 @@ def draw_plant(rng: np.random.Generator, ranges: dict, nominal, plant, worlds: n
     plant.inertia[worlds] = nominal.inertia * factor("inertia", (3,))
     tau = _uniform(rng, ranges["tau"], shape)[worlds] if "tau" in ranges else nominal.tau
     plant.tau[worlds] = tau
+    fall_ratio = nominal.tau_fall / nominal.tau if nominal.tau > 0 else 1.0
+    tau_fall = np.asarray(tau) * fall_ratio if nominal.tau > 0 else nominal.tau_fall
     with np.errstate(divide="ignore"):
         plant.lag_gain[worlds] = -np.expm1(-dt / np.asarray(tau))  # tau = 0: gain 1
+        plant.lag_gain_fall[worlds] = -np.expm1(-dt / np.asarray(tau_fall))
     plant.com_offset[worlds] = (rng.uniform(-ranges["com_offset"], ranges["com_offset"],
                                             (*shape, 3))[worlds]
                                 if "com_offset" in ranges else 0.0)

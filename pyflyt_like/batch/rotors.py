@@ -9,7 +9,7 @@ import math
 
 from numba import njit
 
-from pyflyt_like.physics import rotor_aerodynamics
+from pyflyt_like.physics import motor_lag, rotor_aerodynamics
 
 from .air import air_velocity
 from .rotations import transpose_times_vector
@@ -19,6 +19,7 @@ downwash_force = njit(cache=True, _nrt=False, error_model="numpy")(
     rotor_aerodynamics.downwash_force)
 ground_effect_gain = njit(cache=True, _nrt=False, error_model="numpy")(
     rotor_aerodynamics.ground_effect_gain)
+lag_step = njit(cache=True, _nrt=False, error_model="numpy")(motor_lag.lag_step)
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
@@ -26,7 +27,8 @@ def rotor_wrench(state, plant, nominal, config, w, d, rotation):
     """Advance the rotor speeds of (w, d) one step, then return its rotor wrench: body
     force (fx, fy, fz) [N] and torque about the centre of mass (tx, ty, tz) [N m]."""
     speeds, command = state.rotor_speed[w, d], state.rotor_command[w, d]
-    gain, kf, km = plant.lag_gain[w, d], plant.kf[w, d], plant.km[w, d]
+    rise, fall = plant.lag_gain[w, d], plant.lag_gain_fall[w, d]
+    kf, km = plant.kf[w, d], plant.km[w, d]
     com = plant.com_offset[w, d]
     positions, spins = nominal.positions, nominal.spins
     z = state.pos[w, d, 2]
@@ -34,7 +36,7 @@ def rotor_wrench(state, plant, nominal, config, w, d, rotation):
     fx = fy = fz = tx = ty = tz = 0.0
     total = 0.0
     for i in range(speeds.shape[0]):
-        speed = speeds[i] + gain * (command[i] - speeds[i])
+        speed = lag_step(speeds[i], command[i], rise, fall)
         speeds[i] = speed
         squared = speed * abs(speed)
         thrust = kf * squared

@@ -62,7 +62,9 @@ class MultirotorModel:
         positions: (n, 3) rotor positions relative to the centre of mass, body FLU [m].
         spins: (n,) +1 counter-clockwise seen from above, -1 clockwise.
         kf: thrust per squared speed [N / unit^2]; km: yaw torque per squared speed.
-        min_speed, max_speed: rotor speed limits; tau: rotor-speed lag [s] (0: none).
+        min_speed, max_speed: rotor speed limits; tau: rotor-speed lag [s] (0: none) while
+            spinning up; tau_fall: while spinning down (YAML ``rotors.tau_fall``, default
+            ``tau``; :mod:`pyflyt_like.physics.motor_lag`).
         mass [kg]; inertia: (3,) principal moments [kg m^2]; control_hz [Hz].
         prop_radius [m], ground_effect_coeff, drag_coeff_xy, drag_coeff_z [N s/m per rad/s],
         downwash_coeffs (3,), max_ground_gain: the rotor aerodynamics of
@@ -84,6 +86,7 @@ class MultirotorModel:
     min_speed: float
     max_speed: float
     tau: float
+    tau_fall: float
     mass: float
     inertia: np.ndarray
     control_hz: int
@@ -165,6 +168,9 @@ class MultirotorModel:
         tau = float(as_float_array("rotors.tau", rotors.get("tau", 0.0), ()))
         if tau < 0:
             raise ValueError(f"{source}: rotors.tau must be >= 0 s, got {tau}")
+        tau_fall = float(as_float_array("rotors.tau_fall", rotors.get("tau_fall", tau), ()))
+        if tau_fall < 0:
+            raise ValueError(f"{source}: rotors.tau_fall must be >= 0 s, got {tau_fall}")
         control_hz = params.get("control_hz", 240)
         if isinstance(control_hz, bool) or not isinstance(control_hz, int) or control_hz <= 0:
             raise ValueError(f"{source}: control_hz must be a positive integer, got "
@@ -176,7 +182,8 @@ class MultirotorModel:
         return cls(
             name=path.stem, param_path=path, params=params, rotor_speed_unit=unit,
             positions=positions, spins=spins, kf=kf, km=km, min_speed=min_speed,
-            max_speed=max_speed, tau=tau, mass=mass, inertia=inertia, control_hz=control_hz,
+            max_speed=max_speed, tau=tau, tau_fall=tau_fall, mass=mass, inertia=inertia,
+            control_hz=control_hz,
             prop_radius=float(aero["prop_radius"]),
             ground_effect_coeff=float(aero["ground_effect_coeff"]),
             drag_coeff_xy=float(aero["drag_coeff_xy"]), drag_coeff_z=float(aero["drag_coeff_z"]),

@@ -30,16 +30,17 @@ def command(mode: int, t: float, hover: float, weight: float, n_rotors: int) -> 
 
 
 def fly_both(model: str, mode: int, seconds: float = 2.0, start=(START,), wind=None,
-             shear=None, **aerodynamics) -> tuple[np.ndarray, np.ndarray]:
+             shear=None, model_dir=None, **aerodynamics) -> tuple[np.ndarray, np.ndarray]:
     """(steps, drones, 4, 3) states of the PyBullet Multirotors and of the batched engine,
     flying the same commands from ``start`` positions; ``wind`` a constant (3,) [m/s], or
     ``shear`` the options of a shear wind; ``aerodynamics`` the ground_effect / rotor_drag /
-    downwash switches of both."""
+    downwash switches of both; ``model_dir`` a folder of model folders (default the
+    package's)."""
     start = np.array(start, dtype=float)
     n_drones = len(start)
     sim = BatchedAviary(n_worlds=1, n_drones=n_drones, drone_model=model, mode=mode,
                         physics_hz=HZ, control_hz=HZ, start_pos=start, wind=wind,
-                        shear=shear, **aerodynamics)
+                        shear=shear, model_dir=model_dir, **aerodynamics)
     hover, weight = sim.hover_speed, sim.model.mass * sim.gravity
     n = sim.model.n_rotors
     wind_options = {} if wind is None else dict(wind_type="constant",
@@ -48,7 +49,8 @@ def fly_both(model: str, mode: int, seconds: float = 2.0, start=(START,), wind=N
         wind_options = dict(wind_type="shear", wind_options=shear)
     pybullet_states, batch_states = [], []
     with Aviary(start, np.zeros((n_drones, 3)), drone_type="multirotor", physics_hz=HZ,
-                drone_options=dict(drone_model=model, control_hz=HZ, **aerodynamics),
+                drone_options=dict(drone_model=model, control_hz=HZ, model_dir=model_dir,
+                                   **aerodynamics),
                 **wind_options) as aviary:
         aviary.set_mode(mode)
         for k in range(int(seconds * HZ)):

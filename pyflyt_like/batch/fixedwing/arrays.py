@@ -15,6 +15,7 @@ from pyflyt_like.control.tecs import MEMORY_SIZE, TecsParameters
 from pyflyt_like.physics.fixedwing_model import SURFACE_COMMANDS
 
 from ..arrays import TURBULENCE_STATES, kinematics_slabs
+from ..sensors import SENSOR_FIELDS, zeros_sensor_arrays
 
 #: What changes every physics step, per world ``w`` and aircraft ``d``: pos (W, D, 3) base
 #: origin, world ENU [m]; quat (W, D, 4) body-to-world (x, y, z, w); vel (W, D, 3) of the
@@ -24,11 +25,13 @@ from ..arrays import TURBULENCE_STATES, kinematics_slabs
 #: rate_integral, rate_previous (W, D, 3), rate_fresh (W, D): the body-rate PID; tecs
 #: (W, D, 5) the TECS memory (:data:`~pyflyt_like.control.tecs.MEMORY_SIZE`); steps (W,);
 #: contact, crashed (W, D) bool; turbulence (W, 5); wind (W, 3) [m/s]; wrench (W, D, 6)
-#: aerodynamic and motor force [N] and torque about the base origin [N m], body frame.
+#: aerodynamic and motor force [N] and torque about the base origin [N m], body frame;
+#: the sensor fields (:data:`~pyflyt_like.batch.sensors.SENSOR_FIELDS`, empty behind their
+#: world axes without sensors), as the multirotor's.
 FixedwingState = namedtuple("FixedwingState", [
     "pos", "quat", "vel", "ang_vel", "deflection", "throttle", "surface_command",
     "thrust_command", "setpoint", "rate_integral", "rate_previous", "rate_fresh", "tecs",
-    "steps", "contact", "crashed", "turbulence", "wind", "wrench"])
+    "steps", "contact", "crashed", "turbulence", "wind", "wrench", *SENSOR_FIELDS])
 
 #: The physical aircraft per world and aircraft, drawn at reset when randomised: mass (W, D)
 #: [kg]; inertia, inertia_inv (W, D, 9) row-major tensor about the centre of mass, base
@@ -69,8 +72,9 @@ FixedwingConfig = namedtuple("FixedwingConfig", [
 
 
 def zeros_fixedwing_state(n_worlds: int, n_drones: int, n_surfaces: int,
-                          setpoint_size: int) -> FixedwingState:
-    """A FixedwingState of zeros (identity attitude), allocated once."""
+                          setpoint_size: int, sensors=None) -> FixedwingState:
+    """A FixedwingState of zeros (identity attitude), allocated once; ``sensors`` the
+    resolved sensor parameters (None: none, the sensor fields empty behind their world axes)."""
     shape = (n_worlds, n_drones)
     return FixedwingState(
         **kinematics_slabs(n_worlds, n_drones), deflection=np.zeros((*shape, n_surfaces)),
@@ -81,7 +85,7 @@ def zeros_fixedwing_state(n_worlds: int, n_drones: int, n_surfaces: int,
         tecs=np.zeros((*shape, MEMORY_SIZE)), steps=np.zeros(n_worlds, np.int64),
         contact=np.zeros(shape, bool), crashed=np.zeros(shape, bool),
         turbulence=np.zeros((n_worlds, TURBULENCE_STATES)), wind=np.zeros((n_worlds, 3)),
-        wrench=np.zeros((*shape, 6)))
+        wrench=np.zeros((*shape, 6)), **zeros_sensor_arrays(n_worlds, n_drones, sensors))
 
 
 def zeros_fixedwing_plant(n_worlds: int, n_drones: int, n_surfaces: int) -> FixedwingPlant:

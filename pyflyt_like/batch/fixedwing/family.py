@@ -67,11 +67,12 @@ class FixedwingFamily:
                                          options.gravity)
         self.config = fixedwing_config(options, self.control_hz)
 
-    def memory_bytes(self, n_worlds: int, n_drones: int) -> tuple[float, str]:
-        """The engine's estimated peak memory [bytes] and what flies in it."""
+    def memory_bytes(self, n_worlds: int, n_drones: int, sensors=None) -> tuple[float, str]:
+        """The engine's estimated peak memory [bytes] (with the arrays of ``sensors``, the
+        resolved sensor parameters) and what flies in it."""
         n = self.model.n_surfaces
         per_world, per_drone = layout_bytes(lambda drones: (
-            *zeros_fixedwing_state(1, drones, n, SURFACE_COMMANDS + 1),
+            *zeros_fixedwing_state(1, drones, n, SURFACE_COMMANDS + 1, sensors),
             *zeros_fixedwing_plant(1, drones, n)))
         return (estimated_bytes(n_worlds, n_drones, per_world, per_drone),
                 f"fixed-wings of {n} surfaces")
@@ -80,8 +81,10 @@ class FixedwingFamily:
         """Mode -1: the five surface commands and the throttle; else 4."""
         return SURFACE_COMMANDS + 1 if mode == FlightMode.ACTUATORS else 4
 
-    def zeros_state(self, n_worlds: int, n_drones: int, setpoint_size: int):
-        return zeros_fixedwing_state(n_worlds, n_drones, self.model.n_surfaces, setpoint_size)
+    def zeros_state(self, n_worlds: int, n_drones: int, setpoint_size: int, sensors=None):
+        """The state arrays, with those of ``sensors`` (resolved parameters; None: none)."""
+        return zeros_fixedwing_state(n_worlds, n_drones, self.model.n_surfaces, setpoint_size,
+                                     sensors)
 
     def new_plant(self, options: BatchedAviaryOptions):
         return fixedwing_plant(self.model, options)

@@ -9,6 +9,7 @@ import numpy as np
 import pybullet
 
 from pyflyt_like.common.validation import as_float_array
+from pyflyt_like.physics.motor_lag import lag_gain, lag_step
 
 from .rigid_links import all_rigid, link_geometry
 
@@ -21,7 +22,9 @@ class Motors:
     Per physics period ``dt`` and command ``pwm`` in [-1, 1]:
 
     - ``throttle += (1 - exp(-dt/tau)) * (pwm - throttle)`` — the exact step response of a
-      first-order lag, so the throttle reaches ``1 - 1/e`` of a step at ``t = tau``;
+      first-order lag, so the throttle reaches ``1 - 1/e`` of a step at ``t = tau``; ``tau``
+      is ``tau`` while the command's magnitude exceeds the throttle's (spinning up) and
+      ``tau_fall`` otherwise (:mod:`pyflyt_like.physics.motor_lag`);
     - ``throttle += throttle * noise_ratio * N(0, 1)`` (zero-mean);
     - ``rpm = throttle * max_rpm``;
     - thrust ``sign(rpm) * rpm**2 * thrust_coef`` [N] and torque
@@ -34,17 +37,19 @@ class Motors:
         np_random: the aviary's random generator.
         uav_id: pybullet body id of the drone.
         motor_ids: (n,) link ids of the motors.
-        tau: (n,) lag time constants [s], >= 0 (0: the throttle follows at once).
+        tau: (n,) lag time constants [s], >= 0 (0: the throttle follows at once): of the
+            rise, and of the fall unless ``tau_fall`` is given.
         max_rpm: (n,) rotor speed at full throttle [RPM], > 0.
         thrust_coef: (n,) [N / RPM^2], >= 0.
         torque_coef: (n,) [N m / RPM^2], signed.
         thrust_unit: (n, 3) thrust directions in each link's frame (normalised here).
         noise_ratio: (n,) relative throttle noise, >= 0.
+        tau_fall: (n,) fall time constants [s], >= 0; None: equal to ``tau``.
     """
 
     def __init__(self, p, physics_period: float, np_random: np.random.Generator, uav_id: int,
                  motor_ids: Sequence[int], tau, max_rpm, thrust_coef, torque_coef, thrust_unit,
-                 noise_ratio):
+                 noise_ratio, tau_fall=None):
         self.client_id = p._client
         self.uav_id = int(uav_id)
         self.np_random = np_random
@@ -53,6 +58,8 @@ class Motors:
         if n == 0:
             raise ValueError("motor_ids must name at least one link")
         self.tau = as_float_array("tau", tau, (n,))
+        self.tau_fall = (self.tau.copy() if tau_fall is None
+                         else as_float_array("tau_fall", tau_fall, (n,)))
         self.max_rpm = as_float_array("max_rpm", max_rpm, (n,))
         self.thrust_coef = as_float_array("thrust_coef", thrust_coef, (n,))
         self.torque_coef = as_float_array("torque_coef", torque_coef, (n,))
@@ -61,6 +68,9 @@ class Motors:
         norms = np.linalg.norm(unit, axis=1)
         if np.any(self.tau < 0):
             raise ValueError(f"tau must be >= 0 s (0: no lag), got {self.tau.tolist()}")
+        if np.any(self.tau_fall < 0):
+            raise ValueError(f"tau_fall must be >= 0 s (0: no lag), got "
+                             f"{self.tau_fall.tolist()}")
         if np.any(self.max_rpm <= 0):
             raise ValueError(f"max_rpm must be > 0, got {self.max_rpm.tolist()}")
         if np.any(self.thrust_coef < 0):
@@ -70,8 +80,9 @@ class Motors:
         if np.any(norms < 1e-9):
             raise ValueError("thrust_unit rows must be non-zero vectors")
         self.thrust_unit = unit / norms[:, None]
-        with np.errstate(divide="ignore"):
-            self._lag_gain = 1.0 - np.exp(-physics_period / self.tau)  # tau = 0: gain 1
+        self._lag_gain_values = [lag_gain(physics_period, tau) for tau in self.tau.tolist()]
+        self._fall_gain_values = [lag_gain(physics_period, tau)
+                                  for tau in self.tau_fall.tolist()]
         self._noisy = bool(np.any(self.noise_ratio > 0))
         self._noise_block = np.zeros((0, n))
         self._noise_row = 0
@@ -89,7 +100,6 @@ class Motors:
         # The same map by columns (one per motor) for base_wrench: a fixed-wing's single
         # motor then costs one short list product instead of six sums.
         self._base_wrench_columns = None if wrench_map is None else wrench_map.T.tolist()
-        self._lag_gain_values = self._lag_gain.tolist()
         self._no_noise = [0.0] * n
         self.throttle = np.zeros(n)
 
@@ -186,10 +196,10 @@ class Motors:
         noise = self._next_noise() if self._noisy else self._no_noise
         squares = []
         commands = pwm.tolist() if isinstance(pwm, np.ndarray) else list(pwm)
+        rise, fall = self._lag_gain_values, self._fall_gain_values
         for i, command in enumerate(commands):
             command = -1.0 if command < -1.0 else (1.0 if command > 1.0 else command)
-            value = throttle[i]
-            value += self._lag_gain_values[i] * (command - value)
+            value = lag_step(throttle[i], command, rise[i], fall[i])
             value += value * noise[i]
             throttle[i] = value
             squares.append(value * abs(value))
@@ -202,8 +212,10 @@ class Motors:
         if rotation.shape != (self.throttle.size, 3, 3):
             raise ValueError(f"rotation must have shape ({self.throttle.size}, 3, 3), got "
                              f"{rotation.shape}")
-        command = np.clip(np.asarray(pwm, dtype=float), -1.0, 1.0)
-        self.throttle += self._lag_gain * (command - self.throttle)
+        command = np.clip(np.asarray(pwm, dtype=float), -1.0, 1.0).tolist()
+        self.throttle[:] = [lag_step(value, target, rise, fall) for value, target, rise, fall
+                            in zip(self.throttle.tolist(), command, self._lag_gain_values,
+                                   self._fall_gain_values)]
         if self._noisy:
             self.throttle += self.throttle * np.asarray(self._next_noise())
         squares = self.throttle * np.abs(self.throttle)

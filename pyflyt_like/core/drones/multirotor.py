@@ -107,7 +107,7 @@ class Multirotor(ModalDrone):
         self._inertia_diagonal = tuple(float(v) for v in model.inertia)
         self.motors = Motors(p, self.physics_period, np_random, self.Id,
                              [self.link_id(f"prop{i}") for i in range(n)],
-                             tau=np.full(n, model.tau),
+                             tau=np.full(n, model.tau), tau_fall=np.full(n, model.tau_fall),
                              max_rpm=self.max_speed, thrust_coef=self.kf,
                              torque_coef=self.km * self.spins,
                              thrust_unit=np.tile([0.0, 0.0, 1.0], (n, 1)),

@@ -66,6 +66,7 @@ class QuadX(ModalDrone):
             torque_coef=mp["torque_coef"] * np.asarray(mp["torque_signs"], dtype=float),
             thrust_unit=np.tile(mp["thrust_unit"], (n, 1)),
             noise_ratio=np.full(n, mp["noise_ratio"] * noise),
+            tau_fall=np.full(n, mp.get("tau_fall", mp["tau"])),
         )
         dp = self.params["drag_params"]
         self.drag = BoringBodies(p, self.physics_period, np_random, self.Id, [-1],

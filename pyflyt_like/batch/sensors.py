@@ -1,0 +1,349 @@
+"""Sensors on the batched engine: the models of :mod:`pyflyt_like.sensors` as a pipeline stage.
+
+Every drone of every world carries the same sensors (``BatchedAviary(..., sensors=config)``,
+the configuration of :func:`pyflyt_like.sensors.resolve_sensors`). Their arrays live in the
+family's state named tuple (fields :data:`SENSOR_FIELDS`, empty behind their world axes
+without sensors), since
+the stages' signature ``(state, plant, nominal, config, mode, w, noise, step_index)`` passes
+nothing else that a step writes into:
+
+- ``sensor_periods`` (5,) int64: each sensor's sample period in physics steps, in
+  :data:`~pyflyt_like.sensors.config.SENSOR_NAMES` order; 0 where not configured;
+- ``sensor_coefficients`` (:data:`COEFFICIENT_SIZE`,): every configured sensor's
+  ``coefficients`` at its offset (:data:`COEFFICIENT_OFFSETS`);
+- ``sensor_state`` (W, D, :data:`STATE_SIZE`): the models' states (IMU 30, barometer 1,
+  magnetometer 3, GNSS 4), then the velocity [m/s, world] and body rates [rad/s] of the
+  previous physics step, whose differences give the acceleration and its angular twin;
+- ``sensor_ring`` (W, D, latency + 1, 7): the GNSS latency ring ((W, D, 0, 7) without GNSS);
+- ``sensor_readings`` (W, D, :data:`READINGS_SIZE`): the latest readings, layout
+  :data:`READINGS`;
+- ``sensor_times`` (W, 5): each sensor's last sample time [s] since the world's reset, NaN
+  before the first sample;
+- ``sensor_streams`` (W,) uint64: each world's SplitMix64 stream
+  (:mod:`~pyflyt_like.batch.world_random`), from which its units and noise are drawn;
+- ``sensor_scratch`` (W, 30): per world, the normal draws and the derivatives of one sample.
+
+Truth fed to the models, as the PyBullet ``Sensors`` component: position, velocity,
+quaternion and body rates after the physics step (the stage runs after ``floor``);
+acceleration [m/s^2, world] and body-rate derivative [rad/s^2] are the differences over the
+step divided by its period, exact for what the integrator and the floor applied. A reset
+draws new units and samples the reset state at t = 0 with both derivatives 0. Then a sensor
+samples after physics step ``k`` (counted from the reset) when ``k % period == 0``, its
+``time`` ``k * dt``. The rangefinder's ray meets the floor plane ``z = floor_height``, the
+plane the batched floor holds the centre of mass on (docs/sensors.md).
+
+Random numbers: standard normal draws by a ziggurat (:func:`next_normals`, Marsaglia and
+Tsang, "The ziggurat method for generating random variables", J. Stat. Softw. 5(8), 2000;
+256 layers) on each world's SplitMix64 stream: one stream draw per normal but for 1.3 % of
+them, where Box-Muller's logarithm, square root and sine per pair made the IMU's twelve
+draws per sample cost three times the physics step. Per world, in a fixed order: at a
+reset, for each drone, the reset draws of the IMU, barometer, magnetometer and GNSS (those
+configured); at each physics step, for each drone, the sample draws of the sensors due, in
+:data:`SENSOR_NAMES` order. A world's readings therefore depend on its stream only, not on
+the thread that ran it nor on W.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+from numba import njit
+
+from pyflyt_like.sensors import barometer, gnss, imu, magnetometer, noise, rangefinder
+from pyflyt_like.sensors.config import SENSOR_NAMES
+from pyflyt_like.sensors.params import SensorParams
+
+from . import rotations as r
+from .compiled import compile_shared
+from .world_random import next_uniform
+
+#: The sensor fields of a family's state named tuple, in order.
+SENSOR_FIELDS = ("sensor_periods", "sensor_coefficients", "sensor_state", "sensor_ring",
+                 "sensor_readings", "sensor_times", "sensor_streams", "sensor_scratch")
+
+IMU, BARO, MAG, GNSS, RANGE = range(5)  # the SENSOR_NAMES order
+_MODULES = (imu, barometer, magnetometer, gnss, rangefinder)
+
+# Where each sensor's coefficients start in sensor_coefficients.
+IMU_C = 0
+BARO_C = IMU_C + imu.COEFFICIENT_SIZE
+MAG_C = BARO_C + barometer.COEFFICIENT_SIZE
+GNSS_C = MAG_C + magnetometer.COEFFICIENT_SIZE
+RANGE_C = GNSS_C + gnss.COEFFICIENT_SIZE
+COEFFICIENT_SIZE = RANGE_C + rangefinder.COEFFICIENT_SIZE
+COEFFICIENT_OFFSETS = (IMU_C, BARO_C, MAG_C, GNSS_C, RANGE_C)
+
+# Where each model's state starts in a drone's sensor_state, then the previous step's truth.
+IMU_S = 0
+BARO_S = IMU_S + imu.STATE_SIZE
+MAG_S = BARO_S + barometer.STATE_SIZE
+GNSS_S = MAG_S + magnetometer.STATE_SIZE
+PREVIOUS_VEL = GNSS_S + gnss.STATE_SIZE
+PREVIOUS_RATES = PREVIOUS_VEL + 3
+STATE_SIZE = PREVIOUS_RATES + 3
+
+# A drone's readings (sensor_readings[w, d]); fix and valid are 1.0 or 0.0.
+ACCEL, GYRO, PRESSURE, ALTITUDE, FIELD = 0, 3, 6, 7, 8
+POSITION, VELOCITY, FIX, DISTANCE, VALID = 11, 14, 17, 18, 19
+READINGS_SIZE = 20
+#: Reading name -> (first index, width, kind) in a drone's readings, per sensor.
+READINGS = {
+    "imu": {"accel": (ACCEL, 3, float), "gyro": (GYRO, 3, float)},
+    "baro": {"pressure": (PRESSURE, 1, float), "altitude": (ALTITUDE, 1, float)},
+    "mag": {"field": (FIELD, 3, float)},
+    "gnss": {"position": (POSITION, 3, float), "velocity": (VELOCITY, 3, float),
+             "fix": (FIX, 1, bool)},
+    "range": {"range": (DISTANCE, 1, float), "valid": (VALID, 1, bool)},
+}
+
+# Scratch per world: the normal draws of one sample (the IMU's reset takes the most), then
+# the acceleration and the body-rate derivative fed to the IMU.
+NORMALS, ACCELERATION, RATES_DOT = 0, 24, 27
+SCRATCH_SIZE = 30
+
+# ------------------------------------------------------------------ normal draws
+_LAYERS = 256
+_R = 3.6541528853610088  # where the tail starts: the 256-layer ziggurat's constants
+_V = 4.92867323399e-3  # area of each layer (and of the base strip with the tail)
+
+
+def _ziggurat_tables() -> tuple[np.ndarray, np.ndarray]:
+    """(x, f) (257,): the layers' right edges x_0 > x_1 = R > ... > x_256 = 0 of the
+    ziggurat under f(x) = exp(-x^2 / 2), and f at them; x_0 = V / f(R) is the base strip's
+    width were its tail a rectangle."""
+    x = np.zeros(_LAYERS + 1)
+    x[0], x[1] = _V / math.exp(-0.5 * _R * _R), _R
+    for i in range(1, _LAYERS - 1):
+        x[i + 1] = math.sqrt(-2.0 * math.log(_V / x[i] + math.exp(-0.5 * x[i] * x[i])))
+    x[_LAYERS] = 0.0
+    return x, np.exp(-0.5 * x * x)
+
+
+_ZIG_X, _ZIG_F = _ziggurat_tables()
+_UNIT_44 = 1.0 / 2.0**44
+
+
+@njit(cache=True, _nrt=False, error_model="numpy")
+def next_normal(streams, w):
+    """One standard normal draw from world ``w``'s stream (ziggurat): a stream draw's 53
+    bits give the layer (8), the sign (1) and a uniform (44); inside the layer's rectangle
+    under the curve (98.7 %) that is all, else the wedge is tested against the density or
+    the tail beyond R drawn (Marsaglia's exponential method)."""
+    while True:
+        bits = np.int64(next_uniform(streams, w) * 9007199254740992.0)  # exact: 53 bits
+        layer = bits & 255
+        sign = 1.0 if (bits >> 8) & 1 else -1.0
+        x = ((bits >> 9) * _UNIT_44) * _ZIG_X[layer]
+        if x < _ZIG_X[layer + 1]:
+            return sign * x
+        if layer == 0:  # the tail beyond R
+            while True:
+                a = -math.log(1.0 - next_uniform(streams, w)) / _R
+                b = -math.log(1.0 - next_uniform(streams, w))
+                if b + b >= a * a:
+                    return sign * (_R + a)
+        y = _ZIG_F[layer + 1] + next_uniform(streams, w) * (_ZIG_F[layer]
+                                                             - _ZIG_F[layer + 1])
+        if y < math.exp(-0.5 * x * x):
+            return sign * x
+
+
+@njit(cache=True, _nrt=False, error_model="numpy")
+def next_normals(streams, w, out):
+    """Standard normal draws into ``out`` (n,) from world ``w``'s stream."""
+    for i in range(out.shape[0]):
+        out[i] = next_normal(streams, w)
+
+
+# ------------------------------------------------------------------ the models, compiled
+_markov_step = compile_shared(noise.markov_step)
+_saturate_quantise = compile_shared(noise.saturate_quantise)
+_specific_force = compile_shared(imu.specific_force, r.quat_to_matrix,
+                                 r.transpose_times_vector, r.cross)
+_measure = compile_shared(imu.measure, _saturate_quantise)
+imu_reset = compile_shared(imu.reset)
+imu_sample = compile_shared(imu.sample, _specific_force, _measure, r.transpose_times_vector)
+_isa_temperature = compile_shared(barometer.isa_temperature)
+_isa_pressure = compile_shared(barometer.isa_pressure, _isa_temperature)
+_isa_altitude = compile_shared(barometer.isa_altitude)
+baro_reset = compile_shared(barometer.reset)
+baro_sample = compile_shared(barometer.sample, _isa_pressure, _isa_altitude, _markov_step)
+mag_reset = compile_shared(magnetometer.reset)
+mag_sample = compile_shared(magnetometer.sample, r.quat_to_matrix, r.transpose_times_vector)
+_push = compile_shared(gnss.push)
+_pop = compile_shared(gnss.pop)
+gnss_reset = compile_shared(gnss.reset)
+gnss_sample = compile_shared(gnss.sample, _markov_step, _push, _pop)
+range_sample = compile_shared(rangefinder.sample)
+
+
+# ------------------------------------------------------------------ arrays (Python)
+def zeros_sensor_arrays(n_worlds: int, n_drones: int,
+                        params: Mapping[str, SensorParams] | None = None
+                        ) -> dict[str, np.ndarray]:
+    """The sensor fields of a state for ``params`` (resolved configuration, sensor name ->
+    parameters; None or {}: no sensors, every per-world array empty behind its (W, D)
+    or (W,) axes), allocated once:
+    coefficients and periods filled, the rest zeros (times NaN) until the first reset."""
+    params = dict(params or {})
+    periods = np.zeros(len(SENSOR_NAMES), np.int64)
+    coefficients = np.zeros(COEFFICIENT_SIZE)
+    for i, name in enumerate(SENSOR_NAMES):
+        if name in params:
+            periods[i] = params[name].period_steps
+            offset = COEFFICIENT_OFFSETS[i]
+            coefficients[offset:offset + _MODULES[i].COEFFICIENT_SIZE] = \
+                params[name].coefficients
+    # Without sensors the per-world arrays keep their leading (W, D) axes, as every state
+    # array does, with nothing behind them.
+    on = 1 if params else 0
+    w, d = n_worlds, n_drones
+    slots = params["gnss"].latency + 1 if "gnss" in params else 0
+    return dict(
+        sensor_periods=periods, sensor_coefficients=coefficients,
+        sensor_state=np.zeros((w, d, on * STATE_SIZE)),
+        sensor_ring=np.zeros((w, d, slots, gnss.RING_WIDTH)),
+        sensor_readings=np.zeros((w, d, on * READINGS_SIZE)),
+        sensor_times=np.full((w, on * len(SENSOR_NAMES)), np.nan),
+        sensor_streams=np.zeros(w, np.uint64),
+        sensor_scratch=np.zeros((w, on * SCRATCH_SIZE)))
+
+
+def sensor_layout_bytes(params: Mapping[str, SensorParams] | None) -> tuple[int, int]:
+    """(per_world, per_drone) bytes of the sensor arrays for ``params``, measured on the
+    layout (one world of one and of two drones)."""
+    def total(n_drones: int) -> int:
+        return sum(a.nbytes for a in zeros_sensor_arrays(1, n_drones, params).values())
+
+    per_drone = total(2) - total(1)
+    return total(1) - per_drone, per_drone
+
+
+def read_sensors(state, params: Mapping[str, SensorParams]) -> dict[str, dict[str, np.ndarray]]:
+    """The latest readings of the configured sensors, copies with leading axes (W, D):
+    ``time`` (W, D) [s] and each reading (W, D) or (W, D, 3), fix and valid as bools."""
+    readings, times = state.sensor_readings, state.sensor_times
+    n_worlds, n_drones = readings.shape[:2]
+    out: dict[str, dict[str, np.ndarray]] = {}
+    for i, name in enumerate(SENSOR_NAMES):
+        if name not in params:
+            continue
+        entry = {"time": np.repeat(times[:, i, None], n_drones, axis=1)}
+        for key, (start, width, kind) in READINGS[name].items():
+            values = readings[..., start] if width == 1 else readings[..., start:start + width]
+            entry[key] = values > 0.5 if kind is bool else values.copy()
+        out[name] = entry
+    return out
+
+
+# ------------------------------------------------------------------ the stage (compiled)
+_INLINE = dict(cache=True, _nrt=False, error_model="numpy", inline="always")
+
+
+@njit(**_INLINE)
+def sample_world(state, w, k, gravity, dt, floor_z, at_reset):
+    """Sample the due sensors of every drone of world ``w`` after its physics step ``k``
+    (since the reset; ``at_reset``: the reset state at k = 0, derivatives 0), then remember
+    the velocities and rates for the next step's differences."""
+    periods, c = state.sensor_periods, state.sensor_coefficients
+    streams, scratch = state.sensor_streams, state.sensor_scratch[w]
+    normals = scratch[NORMALS:NORMALS + 24]
+    accel = scratch[ACCELERATION:ACCELERATION + 3]
+    rates_dot = scratch[RATES_DOT:RATES_DOT + 3]
+    time = k * dt
+    due_imu = periods[IMU] > 0 and k % periods[IMU] == 0
+    due_baro = periods[BARO] > 0 and k % periods[BARO] == 0
+    due_mag = periods[MAG] > 0 and k % periods[MAG] == 0
+    due_gnss = periods[GNSS] > 0 and k % periods[GNSS] == 0
+    due_range = periods[RANGE] > 0 and k % periods[RANGE] == 0
+    for d in range(state.pos.shape[1]):
+        s, out = state.sensor_state[w, d], state.sensor_readings[w, d]
+        pos, quat = state.pos[w, d], state.quat[w, d]
+        vel, rates = state.vel[w, d], state.ang_vel[w, d]
+        if due_imu:
+            for i in range(3):
+                if at_reset:
+                    accel[i] = 0.0
+                    rates_dot[i] = 0.0
+                else:
+                    accel[i] = (vel[i] - s[PREVIOUS_VEL + i]) / dt
+                    rates_dot[i] = (rates[i] - s[PREVIOUS_RATES + i]) / dt
+            next_normals(streams, w, normals[0:imu.SAMPLE_DRAWS])
+            imu_sample(c[IMU_C:BARO_C], accel, quat, rates, rates_dot, gravity,
+                       normals[0:imu.SAMPLE_DRAWS], s[IMU_S:BARO_S], out[ACCEL:ACCEL + 3],
+                       out[GYRO:GYRO + 3])
+        if due_baro:
+            next_normals(streams, w, normals[0:barometer.SAMPLE_DRAWS])
+            baro_sample(c[BARO_C:MAG_C], pos[2], normals[0:barometer.SAMPLE_DRAWS],
+                        s[BARO_S:MAG_S], out[PRESSURE:PRESSURE + 2])
+        if due_mag:
+            next_normals(streams, w, normals[0:magnetometer.SAMPLE_DRAWS])
+            mag_sample(c[MAG_C:GNSS_C], quat, normals[0:magnetometer.SAMPLE_DRAWS],
+                       s[MAG_S:GNSS_S], out[FIELD:FIELD + 3])
+        if due_gnss:
+            next_normals(streams, w, normals[0:gnss.SAMPLE_DRAWS])
+            fix = gnss_sample(c[GNSS_C:RANGE_C], pos, vel, normals[0:gnss.SAMPLE_DRAWS],
+                              s[GNSS_S:PREVIOUS_VEL], state.sensor_ring[w, d],
+                              out[POSITION:POSITION + 3], out[VELOCITY:VELOCITY + 3])
+            out[FIX] = 1.0 if fix else 0.0
+        if due_range:
+            next_normals(streams, w, normals[0:rangefinder.SAMPLE_DRAWS])
+            distance, valid = range_sample(c[RANGE_C:COEFFICIENT_SIZE], pos, quat, floor_z,
+                                           normals[0:rangefinder.SAMPLE_DRAWS])
+            out[DISTANCE] = distance
+            out[VALID] = 1.0 if valid else 0.0
+        for i in range(3):
+            s[PREVIOUS_VEL + i] = vel[i]
+            s[PREVIOUS_RATES + i] = rates[i]
+    times = state.sensor_times[w]
+    for i in range(5):
+        if periods[i] > 0 and k % periods[i] == 0:
+            times[i] = time
+
+
+@njit(**_INLINE)
+def sense(state, w, gravity, dt, floor_z):
+    """The sensors stage of world ``w``: sample what is due after the current physics step
+    (before the clock counts it). Nothing without sensors (empty scratch)."""
+    if state.sensor_scratch.shape[1] == 0:
+        return
+    sample_world(state, w, state.steps[w] + 1, gravity, dt, floor_z, False)
+
+
+@njit(cache=True, _nrt=False, error_model="numpy")
+def reset_sensor_worlds(state, worlds, gravity, dt, floor_z):
+    """For each world of ``worlds`` (int64 indices): draw new units from its stream (per
+    drone: the IMU's, barometer's, magnetometer's and GNSS's reset draws, those configured),
+    forget the readings and sample the reset state at t = 0 with both derivatives 0."""
+    periods, c = state.sensor_periods, state.sensor_coefficients
+    streams = state.sensor_streams
+    for w in worlds:
+        normals = state.sensor_scratch[w, NORMALS:NORMALS + 24]
+        for d in range(state.pos.shape[1]):
+            s = state.sensor_state[w, d]
+            for i in range(s.shape[0]):
+                s[i] = 0.0
+            out = state.sensor_readings[w, d]
+            for i in range(out.shape[0]):
+                out[i] = 0.0
+            if periods[IMU] > 0:
+                next_normals(streams, w, normals[0:imu.RESET_DRAWS])
+                imu_reset(c[IMU_C:BARO_C], normals[0:imu.RESET_DRAWS], s[IMU_S:BARO_S])
+            if periods[BARO] > 0:
+                next_normals(streams, w, normals[0:barometer.RESET_DRAWS])
+                baro_reset(c[BARO_C:MAG_C], normals[0:barometer.RESET_DRAWS],
+                           s[BARO_S:MAG_S])
+            if periods[MAG] > 0:
+                next_normals(streams, w, normals[0:magnetometer.RESET_DRAWS])
+                mag_reset(c[MAG_C:GNSS_C], normals[0:magnetometer.RESET_DRAWS],
+                          s[MAG_S:GNSS_S])
+            if periods[GNSS] > 0:
+                next_normals(streams, w, normals[0:gnss.RESET_DRAWS])
+                gnss_reset(c[GNSS_C:RANGE_C], normals[0:gnss.RESET_DRAWS],
+                           s[GNSS_S:PREVIOUS_VEL], state.sensor_ring[w, d])
+        times = state.sensor_times[w]
+        for i in range(times.shape[0]):
+            times[i] = np.nan
+        sample_world(state, w, 0, gravity, dt, floor_z, True)
