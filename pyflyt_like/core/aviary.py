@@ -376,6 +376,24 @@ class Aviary(bullet_client.BulletClient):
         sensors = getattr(self._drone(index), "sensors", None)
         return {} if sensors is None else sensors.read()
 
+    def read_estimate(self, index: int) -> dict[str, Any]:
+        """Return drone ``index``'s latest state estimate (``drone_options["estimator"]``).
+
+        ``{"time" [s] of the last IMU sample fed (NaN before the filter initialised),
+        "initialised", "quaternion" (4,) (x, y, z, w) body to world, "euler" (3,) [rad],
+        "body_rates" (3,) [rad/s] from the bias-corrected gyro, "gyro_bias" (3,) [rad/s]}``;
+        the EKF adds ``"position"`` (3,) [m, world], ``"velocity"`` (3,) [m/s, world] and
+        ``"accel_bias"`` (3,) [m/s^2] (the complementary filter estimates the attitude only).
+        Before the filter initialised (it waits for a GNSS fix and a magnetometer sample)
+        the values are the reset state's. Copies; see docs/estimation.md ("Flying on the
+        estimate"). A drone without an estimator returns ``{}``.
+
+        Raises:
+            IndexError: ``index`` is not an int in [-n, n) (as :meth:`state`).
+        """
+        estimator = getattr(self._drone(index), "estimator", None)
+        return {} if estimator is None else estimator.read()
+
     def print_all_bodies(self) -> None:
         """Print the id and name of every body in the world."""
         for body in range(pybullet.getNumBodies(physicsClientId=self._client)):

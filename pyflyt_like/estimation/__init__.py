@@ -7,7 +7,7 @@ in, arrays out, fed by :class:`pyflyt_like.sensors.SensorSuite`-layout readings.
 - :class:`ComplementaryFilter`: Mahony's complementary attitude filter, the light
   alternative (attitude and gyro bias only).
 
-See docs/estimation.md. Flying the vehicles on the estimate comes next.
+See docs/estimation.md.
 """
 
 from .complementary import DEFAULT_GAINS, AttitudeState, ComplementaryFilter

@@ -234,7 +234,9 @@ class ComplementaryFilter:
             self._last["imu"] = self._time = time
         if is_new(mag, self._last["mag"]):
             previous, self._last["mag"] = self._last["mag"], float(mag["time"])
-            self.update_mag(mag["field"], self._last["mag"] - previous)
+            # the first sample after an initial attitude has no predecessor: no weight
+            dt = 0.0 if math.isnan(previous) else self._last["mag"] - previous
+            self.update_mag(mag["field"], dt)
             changed = True
         return changed
 

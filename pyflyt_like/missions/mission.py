@@ -87,6 +87,10 @@ class Mission:
     arrival_tolerance: float = 0.2
     wind: dict[str, Any] | None = None
     source: str = field(default="mission", compare=False)
+    # Onboard sensors and estimation, the same for every vehicle (docs/missions.md#sensors).
+    sensors: dict[str, Any] | None = None
+    estimator: str | None = None
+    state_source: str = "truth"
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> Mission:
@@ -116,7 +120,8 @@ def _parse(data: Any, source: str) -> Mission:
     if not isinstance(data, dict):
         raise MissionError("a mission must be a mapping with a 'vehicles' list")
     _only(data, "mission", ("name", "vehicles", "physics_hz", "duration_limit",
-                            "arrival_tolerance", "wind"))
+                            "arrival_tolerance", "wind", "sensors", "estimator",
+                            "state_source"))
     if "name" in data:
         name = _name("name", data["name"], "it names the output folder")
     else:
@@ -139,9 +144,41 @@ def _parse(data: Any, source: str) -> Mission:
     vehicles = _list("vehicles", data.get("vehicles"), MAX_VEHICLES)
     specs = tuple(_vehicle(v, i) for i, v in enumerate(vehicles))
     _check_unique_names(specs, vehicles)
+    sensors, estimator, state_source = _estimation(data, physics_hz)
     return Mission(name=name, vehicles=specs, physics_hz=physics_hz,
                    duration_limit=duration_limit, arrival_tolerance=tolerance, wind=wind,
-                   source=source)
+                   source=source, sensors=sensors, estimator=estimator,
+                   state_source=state_source)
+
+
+def _estimation(data: dict, physics_hz: int) -> tuple[dict | None, str | None, str]:
+    """The ``sensors``, ``estimator`` and ``state_source`` keys, checked as the vehicles
+    will check them, with messages naming the mission's keys."""
+    # Imported here: the sensor models and the vehicles' checks are only needed by missions
+    # that use them.
+    from pyflyt_like.core.abstractions.estimator import check_estimation_options
+    from pyflyt_like.sensors import resolve_sensors
+
+    sensors = data.get("sensors")
+    names: tuple[str, ...] = ()
+    if sensors is not None:
+        if not isinstance(sensors, dict) or not sensors:
+            raise MissionError("sensors must be a mapping of sensor name (imu, baro, mag, "
+                               "gnss, range) to a preset name or a parameter mapping, got "
+                               f"{short_repr(sensors)}")
+        try:
+            names = tuple(resolve_sensors(sensors, physics_hz, option="sensors"))
+        except (TypeError, ValueError) as error:
+            raise MissionError(str(error)) from None
+    try:
+        estimator, state_source, _ = check_estimation_options(
+            data.get("estimator"), data.get("state_source", "truth"), 0, names)
+    except (TypeError, ValueError) as error:
+        message = str(error)
+        for key in ("estimator", "state_source", "sensors"):
+            message = message.replace(f'drone_options["{key}"]', key)
+        raise MissionError(message) from None
+    return sensors, estimator, state_source
 
 
 def _vehicle(data: Any, index: int) -> VehicleSpec:

@@ -27,6 +27,10 @@ The summary (what :meth:`~pyflyt_like.missions.runner.MissionResult.summary` ret
                 "max_error": float,           # m
                 "collisions": int,
                 "crashed": bool,
+                # with an estimator (mission key `estimator`), else None (null):
+                "estimate_position_rms": float | None,  # m, estimate vs truth (EKF)
+                "estimate_velocity_rms": float | None,  # m/s (EKF)
+                "estimate_attitude_rms": float | None,  # deg
             },
         ],
     }

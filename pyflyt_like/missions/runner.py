@@ -48,6 +48,41 @@ class VehicleResult:
     max_error: float
     collisions: int
     crashed: bool
+    # The onboard estimator's RMS errors against the truth (None without an estimator):
+    # position [m] and velocity [m/s] (EKF only), attitude [deg].
+    estimate_position_rms: float | None = None
+    estimate_velocity_rms: float | None = None
+    estimate_attitude_rms: float | None = None
+
+
+class _EstimateErrors:
+    """Squared errors of a drone's estimate against its truth, summed once per step."""
+
+    def __init__(self, drone) -> None:
+        self.drone = drone
+        self.count = 0
+        self.sums = np.zeros(3)  # position, velocity, attitude
+
+    def record(self) -> None:
+        estimate = self.drone.estimator.read()
+        if not estimate["initialised"]:
+            return
+        drone = self.drone
+        dot = min(abs(float(np.dot(np.asarray(drone.quaternion), estimate["quaternion"]))), 1.0)
+        self.sums[2] += (2.0 * math.degrees(math.acos(dot))) ** 2
+        if "position" in estimate:
+            self.sums[0] += float(np.sum((estimate["position"] - drone.state[3]) ** 2))
+            self.sums[1] += float(np.sum((estimate["velocity"] - drone.world_velocity) ** 2))
+        self.count += 1
+
+    def figures(self) -> dict[str, float | None]:
+        if self.count == 0:
+            return {}
+        rms = np.sqrt(self.sums / self.count)
+        has_position = "position" in self.drone.estimator.read()
+        return {"estimate_position_rms": float(rms[0]) if has_position else None,
+                "estimate_velocity_rms": float(rms[1]) if has_position else None,
+                "estimate_attitude_rms": float(rms[2])}
 
 
 @dataclass
@@ -93,6 +128,11 @@ def build_aviary(mission: Mission, gui: bool = False, seed: int = 0) -> Aviary:
             option["drone_model"] = model
         if spec.type == "multirotor":
             option["position_controller"] = spec.controller
+        if mission.sensors is not None:
+            option["sensors"] = mission.sensors
+        if mission.estimator is not None:
+            option["estimator"] = mission.estimator
+            option["state_source"] = mission.state_source
         options.append(option)
     wind = mission.wind or {}
     try:
@@ -278,6 +318,8 @@ def fly_mission(mission: Mission, gui: bool = False, seed: int = 0,
         # that (or from the start, when spawned in the air) any contact is a crash.
         airborne = [False] * len(pilots)
         ids = [d.Id for d in aviary.drones]
+        estimates = [_EstimateErrors(d) if getattr(d, "estimator", None) is not None else None
+                     for d in aviary.drones]
         recorder = None
         if record_video:
             recorder = VideoRecorder(aviary, aviary.drones[0])
@@ -298,6 +340,8 @@ def fly_mission(mission: Mission, gui: bool = False, seed: int = 0,
             time = aviary.elapsed_time
             for i, pilot in enumerate(pilots):
                 pilot.record(time)
+                if estimates[i] is not None and not crashed[i]:
+                    estimates[i].record()
                 contact = bool(aviary.contact_array[ids[i]].any())
                 # A landing pilot may touch down; any other contact after lift-off is a crash.
                 if contact and not touching[i] and airborne[i] and not pilot.touchdown_allowed:
@@ -314,14 +358,16 @@ def fly_mission(mission: Mission, gui: bool = False, seed: int = 0,
             if progress is not None:
                 progress(time, mission.duration_limit)
         results = []
-        for pilot, spec, crash, hits in zip(pilots, mission.vehicles, crashed, collisions):
+        for pilot, spec, crash, hits, estimate in zip(pilots, mission.vehicles, crashed,
+                                                      collisions, estimates):
             errors = np.array(pilot.log.errors) if pilot.log.errors else np.zeros(1)
+            estimate_figures = {} if estimate is None else estimate.figures()
             results.append(VehicleResult(
                 name=spec.name, type=spec.type, controller=spec.controller,
                 waypoints_total=len(spec.waypoints), waypoints_reached=pilot.reached,
                 completion_time=pilot.completion_time,
                 rms_error=float(np.sqrt(np.mean(errors**2))), max_error=float(errors.max()),
-                collisions=hits, crashed=crash))
+                collisions=hits, crashed=crash, **estimate_figures))
         completed = all(r.completion_time is not None and not r.crashed for r in results)
         result = MissionResult(mission.name, completed, time, results, [p.log for p in pilots])
     return Flight(mission, result, recorder, crash_times)

@@ -12,9 +12,11 @@ import pybullet
 
 from pyflyt_like.common.validation import NumericalError, as_float_array
 
+from . import estimator as onboard
 from .base_controller import ControlClass
 from .base_drone import DroneClass
 from .camera import Camera
+from .estimator import ControlStateRing, OnboardEstimator
 from .lifting_surfaces import LiftingSurface
 from .sensors import Sensors
 
@@ -23,8 +25,10 @@ from .sensors import Sensors
 CAMERA_OPTIONS = ("use_camera", "use_gimbal", "camera_angle_degrees", "camera_FOV_degrees",
                   "camera_resolution", "camera_position_offset", "camera_fps",
                   "is_tracking_camera")
-# Every vehicle's keyword options: the camera's and ``sensors`` (ModalDrone.setup_onboard).
-KEYWORD_OPTIONS = (*CAMERA_OPTIONS, "sensors")
+# Every vehicle's keyword options: the camera's, ``sensors`` and the estimation options
+# (ModalDrone.setup_onboard).
+ESTIMATION_OPTIONS = ("estimator", "state_source", "control_delay_steps")
+KEYWORD_OPTIONS = (*CAMERA_OPTIONS, "sensors", *ESTIMATION_OPTIONS)
 
 
 class ModalDrone(DroneClass):
@@ -38,7 +42,10 @@ class ModalDrone(DroneClass):
     :meth:`reset_components`, :meth:`reset_controllers` and :meth:`update_physics`.
 
     Every vehicle takes the ``sensors`` option (:meth:`setup_sensors`); ``self.sensors`` is
-    its :class:`~pyflyt_like.core.abstractions.sensors.Sensors` component, or None.
+    its :class:`~pyflyt_like.core.abstractions.sensors.Sensors` component, or None. The
+    ``estimator``, ``state_source`` and ``control_delay_steps`` options
+    (:meth:`setup_estimation`) run an estimator on the readings and make the control tick
+    read the (delayed) estimate or the delayed truth: its *control state*.
 
     Besides ``state`` it keeps ``rotation_matrix`` (3, 3) body-to-ground, ``world_velocity``
     (3,) [m/s] and ``quaternion`` (x, y, z, w) of the base, refreshed by :meth:`update_state`.
@@ -68,12 +75,21 @@ class ModalDrone(DroneClass):
         self.setpoint = np.zeros(self.setpoint_size)
         self._user_controller: ControlClass | None = None
         self.sensors: Sensors | None = None
+        self.estimator: OnboardEstimator | None = None
+        self.state_source = "truth"
+        self.control_ring: ControlStateRing | None = None
+        self._snapshot = np.zeros(0)
+        self._on_control_state = False
 
     def setup_onboard(self, **options) -> None:
-        """Mount what the keyword options ask for: the ``sensors`` (:meth:`setup_sensors`)
-        and the camera (:meth:`setup_camera`, the other options). Every vehicle's
-        constructor hands its keyword options here."""
+        """Mount what the keyword options ask for: the ``sensors`` (:meth:`setup_sensors`),
+        the estimator and control state (:meth:`setup_estimation`) and the camera
+        (:meth:`setup_camera`, the other options). Every vehicle's constructor hands its
+        keyword options here."""
         self.setup_sensors(options.pop("sensors", None))
+        self.setup_estimation(options.pop("estimator", None),
+                              options.pop("state_source", "truth"),
+                              options.pop("control_delay_steps", 0))
         self.setup_camera(**options)
 
     def setup_camera(self, **options) -> None:
@@ -126,6 +142,105 @@ class ModalDrone(DroneClass):
         """``update_last`` of a drone with sensors: sample them, then the class's."""
         self.sensors.state_update()
         type(self).update_last(self, physics_step)
+
+    def setup_estimation(self, estimator: str | None = None, state_source: str = "truth",
+                         control_delay_steps: int = 0) -> None:
+        """Run an estimator on the sensor readings and choose what the control tick reads.
+
+        Args:
+            estimator: ``"ekf"`` (needs the ``imu`` and ``gnss`` sensors; ``baro``, ``mag``
+                used when present), ``"complementary"`` (attitude only; needs ``imu``;
+                ``mag``, ``gnss`` used when present) or None. It runs every physics step
+                after the sensors sample; ``aviary.read_estimate(i)`` reads it.
+            state_source: ``"truth"`` or ``"estimate"``: the state the vehicle's own
+                controllers (and user controllers of ``register_controller``) fly on. With
+                the complementary filter only the attitude and body rates are estimated;
+                position and velocity stay the truth. The physics always runs on the truth.
+            control_delay_steps: int >= 0 [physics steps]: the control tick sees the state
+                (truth or estimate) of that many physics steps earlier.
+
+        With the defaults (None, "truth", 0) nothing is added to the loop: the control tick
+        reads ``self.state`` and friends directly. Otherwise ``update_control`` and
+        ``set_mode`` are bound (instance attributes, so only this drone pays) to versions
+        that swap the control state in for the tick, and ``update_last`` to one that feeds
+        the estimator and pushes the control state after the sensors sample.
+
+        Raises:
+            TypeError, ValueError: naming ``drone_options["estimator"]``,
+                ``drone_options["state_source"]`` or ``drone_options["control_delay_steps"]``
+                and what is allowed or missing.
+        """
+        sensor_names = tuple(self.sensors.params) if self.sensors is not None else ()
+        estimator, state_source, delay = onboard.check_estimation_options(
+            estimator, state_source, control_delay_steps, sensor_names)
+        self.state_source = state_source
+        if estimator is not None:
+            gravity = abs(getattr(self.p, "gravity", 9.81))
+            self.estimator = OnboardEstimator(estimator, self.sensors.params, gravity,
+                                              self.start_orn)
+        if state_source == "estimate" or delay > 0:
+            self.control_ring = ControlStateRing(delay)
+            self.update_control = self._update_control_on_control_state
+            self.set_mode = self._set_mode_on_control_state
+        if self.estimator is not None or self.control_ring is not None:
+            self._snapshot = np.zeros(onboard.SNAPSHOT_SIZE)
+            self.update_last = self._update_last_onboard
+
+    def _update_last_onboard(self, physics_step: int) -> None:
+        """``update_last`` of a drone with an estimator or a control state: sample the
+        sensors, feed the estimator, push the control state, then the class's."""
+        if self.sensors is not None:
+            self.sensors.state_update()
+        self._push_control_state()
+        type(self).update_last(self, physics_step)
+
+    def _push_control_state(self) -> None:
+        truth = onboard.truth_snapshot(self, self._snapshot)
+        estimator = self.estimator
+        if estimator is not None:
+            estimator.feed(self.sensors.read(), truth)
+        if self.control_ring is not None:
+            self.control_ring.push(estimator.snapshot if self.state_source == "estimate"
+                                   else truth)
+
+    def _reset_control_state(self) -> None:
+        """After the sensors' reset: restart the estimator and fill the control ring."""
+        truth = onboard.truth_snapshot(self, self._snapshot)
+        estimator = self.estimator
+        if estimator is not None:
+            estimator.reset(truth, self.sensors.read())
+        if self.control_ring is not None:
+            self.control_ring.reset(estimator.snapshot if self.state_source == "estimate"
+                                    else truth)
+
+    def _on_control(self, function, *args):
+        """Call ``function(*args)`` with the control state in place of ``state``,
+        ``rotation_matrix``, ``world_velocity`` and ``quaternion`` (then put the truth back,
+        whatever happens)."""
+        if self._on_control_state or not self.control_ring.ready:
+            # already swapped in (a set_mode inside a tick), or built but not reset yet
+            return function(*args)
+        state, rotation, velocity, quaternion = self.control_ring.current()
+        truth = self.state, self.rotation_matrix, self.world_velocity, self.quaternion
+        self.state, self.rotation_matrix, self.world_velocity = state, rotation, velocity
+        self.quaternion = tuple(quaternion.tolist())
+        self._on_control_state = True
+        try:
+            return function(*args)
+        finally:
+            self.state, self.rotation_matrix, self.world_velocity, self.quaternion = truth
+            self._on_control_state = False
+
+    def _update_control_on_control_state(self, physics_step: int) -> None:
+        """``update_control`` of a drone flying on a control state other than the truth."""
+        if physics_step % self.physics_control_ratio:  # no tick due: nothing reads a state
+            type(self).update_control(self, physics_step)
+            return
+        self._on_control(type(self).update_control, self, physics_step)
+
+    def _set_mode_on_control_state(self, mode: int) -> None:
+        """``set_mode`` on the control state: the hold setpoint is what the drone believes."""
+        self._on_control(type(self).set_mode, self, mode)
 
     def surfaces_from_yaml(self, entries: list[dict]) -> list[LiftingSurface]:
         """Build the :class:`LiftingSurface` list of a YAML ``surfaces`` section: each entry
@@ -225,9 +340,11 @@ class ModalDrone(DroneClass):
         pybullet.resetBaseVelocity(self.Id, (0, 0, 0), (0, 0, 0), physicsClientId=self.client_id)
         self.reset_components()
         self.update_state()
-        self.set_mode(self.mode)
         if self.sensors is not None:  # draws new units, samples the reset state at t = 0
             self.sensors.reset()
+        if self.estimator is not None or self.control_ring is not None:
+            self._reset_control_state()  # before set_mode: its hold setpoint reads it
+        self.set_mode(self.mode)
         if self.camera is not None:
             self.camera.reset()
             if self.camera.camera_fps is not None:  # else the owner captures by hand
