@@ -19,7 +19,9 @@ from pyflyt_like.common.validation import as_float_array
 
 from .attitude_observation import AttitudeObserver, check_angle_representation
 from .env_common import FAILURE_PENALTY, AviaryEnvCommon
+from .latency import Latency, check_delay_options
 from .rendering import RENDER_MODES
+from .sensor_observation import SensorObserver, check_observation, sensor_drone_options
 from .vehicle_actions import AffineActionMapping
 
 
@@ -41,6 +43,20 @@ class AviaryEnv(AviaryEnvCommon, gymnasium.Env):
         spawn_jitter: half-width of the uniform spawn perturbation, per axis, in metres for
             position and radians for attitude; 0 spawns exactly at the nominal pose.
         drone_options: extra options for the vehicle constructor.
+        observation_delay_steps: agent steps the observation lags the state (int in
+            [0, 1000]); docs/envs.md, "Latency".
+        action_delay_steps: agent steps between an action and its effect (int in [0, 1000];
+            the zero action flies until the first one arrives), as the vector tasks'.
+        observation_delay_physics_steps: physics steps the observation lags the end of the
+            agent step (int in [0, 100000]), added to ``observation_delay_steps``.
+        action_delay_physics_steps: physics steps into the agent step (or past it) at which
+            the action is handed to the vehicle (int in [0, 100000]), added to
+            ``action_delay_steps``.
+        observation: "truth" (the attitude vector of the true state) or "sensors" (the
+            vehicle's sensor readings instead; docs/envs.md, "Sensor observation").
+        sensors: the sensor configuration handed to the vehicle (``drone_options["sensors"]``,
+            docs/sensors.md); None: with ``observation="sensors"`` the default IMU,
+            barometer, magnetometer and GNSS, else none.
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 30}
@@ -49,11 +65,21 @@ class AviaryEnv(AviaryEnvCommon, gymnasium.Env):
                  sparse_reward: bool, agent_hz: int, max_duration_seconds: float,
                  flight_dome_size: float, render_mode: str | None,
                  render_resolution: tuple[int, int] | None = None, spawn_jitter: float = 0.0,
-                 drone_options: dict[str, Any] | None = None):
+                 drone_options: dict[str, Any] | None = None,
+                 observation_delay_steps: int = 0, action_delay_steps: int = 0,
+                 observation_delay_physics_steps: int = 0, action_delay_physics_steps: int = 0,
+                 observation: str = "truth", sensors: dict[str, Any] | None = None):
+        self.delays = check_delay_options(
+            observation_delay_steps=observation_delay_steps,
+            action_delay_steps=action_delay_steps,
+            observation_delay_physics_steps=observation_delay_physics_steps,
+            action_delay_physics_steps=action_delay_physics_steps)
         self.check_common_options(sparse_reward=sparse_reward, render_mode=render_mode,
                                   flight_dome_size=flight_dome_size,
                                   max_duration_seconds=max_duration_seconds,
                                   spawn_jitter=spawn_jitter, drone_options=drone_options)
+        self.observation = check_observation(observation)
+        drone_options = sensor_drone_options(self.observation, sensors, drone_options)
         self.warn_unused_render_resolution(render_resolution)
         self.start_pos = as_float_array("start_pos", start_pos, (3,))
         self.start_orn = as_float_array("start_orn", start_orn, (3,))
@@ -76,9 +102,18 @@ class AviaryEnv(AviaryEnvCommon, gymnasium.Env):
         self.action_space = self.action_mapping.space
         self.action = np.zeros(self.action_mapping.size)
         aux_low, aux_high = self.aux_bounds()
-        self.attitude = AttitudeObserver(self.drone, angle_representation, self.action_space,
-                                         self.family.max_rate, self.family.max_speed,
-                                         2.0 * self.flight_dome_size, aux_low, aux_high)
+        # Kept apart from self.attitude, which a task may wrap (the pole tasks do).
+        self.sensor_observer: SensorObserver | None = None
+        if self.observation == "sensors":
+            self.sensor_observer = SensorObserver(
+                self.drone, self.action_space, self.family.max_rate, self.family.max_speed,
+                2.0 * self.flight_dome_size, aux_low, aux_high)
+            self.attitude = self.sensor_observer
+        else:
+            self.attitude = AttitudeObserver(self.drone, angle_representation,
+                                             self.action_space, self.family.max_rate,
+                                             self.family.max_speed, 2.0 * self.flight_dome_size,
+                                             aux_low, aux_high)
         self.angle_representation = angle_representation
 
         self.add_task_bodies()
@@ -89,6 +124,12 @@ class AviaryEnv(AviaryEnvCommon, gymnasium.Env):
         self.observation_space = self.make_observation_space()
 
         self.make_render_camera(self.drone, render_resolution)
+
+        # None without delays: the step then runs exactly as it did before delays existed.
+        latency = Latency(self.drone, self.aviary_steps_per_action * self.aviary.updates_per_step,
+                          self.action_mapping.to_setpoint(np.zeros(self.action_mapping.size)),
+                          self.observe, self.refresh_task_bodies, self.delays)
+        self.latency = latency if latency.active else None
 
     # ----------------------------------------------------------------- gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -112,7 +153,10 @@ class AviaryEnv(AviaryEnvCommon, gymnasium.Env):
         self.termination = self.truncation = False
         self.info = {}
         self.reset_task()
-        return self.observe(), self.info
+        observation = self.observe()
+        if self.latency is not None:
+            self.latency.reset(observation)
+        return observation, self.info
 
     def step(self, action):
         """Apply ``action`` for one agent period.
@@ -122,7 +166,10 @@ class AviaryEnv(AviaryEnvCommon, gymnasium.Env):
         """
         action = self.action_mapping.check("action", action)
         np.clip(action, self.action_space.low, self.action_space.high, out=self.action)
-        self.drone.set_setpoint(self.action_mapping.to_setpoint(self.action))
+        if self.latency is None:
+            self.drone.set_setpoint(self.action_mapping.to_setpoint(self.action))
+        else:
+            self.latency.send(self.action_mapping.to_setpoint(self.action))
         aviary, contact_row = self.aviary, self.aviary.contact_array[self.drone.Id]
         self.crashed = False
         for _ in range(self.aviary_steps_per_action):
@@ -139,7 +186,10 @@ class AviaryEnv(AviaryEnvCommon, gymnasium.Env):
             self.fail("out_of_bounds")
         if self.step_count >= self.max_steps:
             self.truncation = True
-        return self.observe(), self.reward, self.termination, self.truncation, self.info
+        observation = self.observe()
+        if self.latency is not None:
+            observation = self.latency.receive(observation)
+        return observation, self.reward, self.termination, self.truncation, self.info
 
     # ----------------------------------------------------------------- shared task tools
     def fail(self, reason: str) -> None:
@@ -156,6 +206,20 @@ class AviaryEnv(AviaryEnvCommon, gymnasium.Env):
     def crash_contact(self, contact_row: np.ndarray) -> bool:
         """True if the drone touched a body that counts as a crash in the last aviary step."""
         return bool(np.any(contact_row & self._crash_bodies))
+
+    def observed_position(self) -> np.ndarray:
+        """(3,) the position [m, world] a task's observation terms use: the true one, or with
+        ``observation="sensors"`` the GNSS reading."""
+        if self.sensor_observer is not None:
+            return self.sensor_observer.position()
+        return self.drone.state[3]
+
+    def require_gnss(self, what: str) -> None:
+        """Raise unless the observation's position source exists: with
+        ``observation="sensors"`` a task whose ``what`` uses the position needs a GNSS."""
+        if self.sensor_observer is not None and not self.sensor_observer.has_gnss:
+            raise ValueError(f'sensors must include "gnss" with observation="sensors": the '
+                             f"{what} are computed from the GNSS position")
 
     # ----------------------------------------------------------------- family facts
     def make_action_mapping(self, flight_mode: int) -> AffineActionMapping:
@@ -190,6 +254,11 @@ class AviaryEnv(AviaryEnvCommon, gymnasium.Env):
     def observe(self) -> Any:
         """The observation now (default: the attitude vector)."""
         return self.attitude.observe(self.action)
+
+    def refresh_task_bodies(self) -> None:
+        """Re-read the task bodies that :meth:`observe` reads from a cached state (a pole, a
+        ball) so an observation made between agent steps (a physics-step observation delay)
+        sees them at that physics step (default: nothing to re-read)."""
 
     def task_reward(self) -> float:
         """This step's reward; may set ``self.termination`` and ``self.info`` entries."""

@@ -20,6 +20,7 @@ class FixedwingBaseEnv(AviaryEnv):
         flight_mode: -1 (surfaces, thrust), 0 (roll, pitch, yaw commands, thrust) or
             1 (attitude hold: roll, pitch, yaw rate, throttle).
         drone_options: extra Fixedwing options, e.g. ``{"drone_model": "acrowing"}``.
+        **options: the delay and observation options of every task (docs/envs.md).
         Others: see :class:`~pyflyt_like.envs.base.aviary_env.AviaryEnv`.
 
     The aux state in the observation is (6,): the five surface deflections [rad] (bounded by
@@ -33,11 +34,12 @@ class FixedwingBaseEnv(AviaryEnv):
                  sparse_reward: bool = False, agent_hz: int = 30,
                  max_duration_seconds: float = 120.0, flight_dome_size: float = 100.0,
                  render_mode: str | None = None, render_resolution: tuple[int, int] | None = None,
-                 spawn_jitter: float = 0.1, drone_options: dict[str, Any] | None = None):
+                 spawn_jitter: float = 0.1, drone_options: dict[str, Any] | None = None,
+                 **options: Any):
         super().__init__(start_pos=start_pos, start_orn=start_orn, flight_mode=flight_mode,
                          angle_representation=angle_representation,
                          sparse_reward=sparse_reward, agent_hz=agent_hz,
                          max_duration_seconds=max_duration_seconds,
                          flight_dome_size=flight_dome_size, render_mode=render_mode,
                          render_resolution=render_resolution, spawn_jitter=spawn_jitter,
-                         drone_options=drone_options)
+                         drone_options=drone_options, **options)

@@ -106,6 +106,9 @@ class QuadXBallInCupEnv(QuadXBaseEnv):
         self.ball.reset()
         self._ball_event = None
 
+    def refresh_task_bodies(self) -> None:
+        self.ball.update()  # read again before each use, so this changes no step's outcome
+
     def crash_contact(self, contact_row: np.ndarray) -> bool:
         """The drone's contacts, and the cup's: the cup is part of the vehicle."""
         return super().crash_contact(contact_row) or super().crash_contact(

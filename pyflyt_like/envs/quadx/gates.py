@@ -121,6 +121,7 @@ class QuadXGatesEnv(TargetDeltasTask, QuadXBaseEnv):
         self.gates.load(self.drone.client_id)
 
     def make_observation_space(self) -> spaces.Space:
+        self.require_gnss("gate deltas")
         height, width = self.drone.camera.camera_resolution
         return spaces.Dict({
             "attitude": self.attitude.space,
@@ -140,7 +141,8 @@ class QuadXGatesEnv(TargetDeltasTask, QuadXBaseEnv):
         return {"attitude": self.attitude.observe(self.action),
                 "rgba_cam": np.ascontiguousarray(drone.rgbaImg.transpose(2, 0, 1)),
                 **self.target_deltas.observe(self.gates.deltas(
-                    drone.state[3], drone.rotation_matrix, float(drone.state[1, 2])))}
+                    self.observed_position(), drone.rotation_matrix,
+                    float(drone.state[1, 2])))}
 
     def task_reward(self) -> float:
         position = self.drone.state[3]

@@ -193,6 +193,10 @@ class PoleTask:
         super().reset_task()
         self.pole.reset()
 
+    def refresh_task_bodies(self) -> None:
+        super().refresh_task_bodies()
+        self.pole.update()  # read again before the reward, so this changes no step's outcome
+
     def lean_penalty(self) -> float:
         """Dense reward lost this step for the pole's lean."""
         return LEAN_PENALTY_GAIN * self.pole.lean

@@ -28,6 +28,7 @@ class RocketBaseEnv(AviaryEnv):
         ceiling: highest allowed altitude [m] (default 500).
         max_displacement: largest allowed |x| and |y| [m] (default 200).
         drone_options: extra Rocket options (e.g. ``drone_model``, camera options).
+        **options: the delay and observation options of every task (docs/envs.md).
         Others: see :class:`~pyflyt_like.envs.base.aviary_env.AviaryEnv`. ``flight_mode`` must be 0.
     """
 
@@ -38,7 +39,8 @@ class RocketBaseEnv(AviaryEnv):
                  agent_hz: int = 40, max_duration_seconds: float = 30.0,
                  ceiling: float = 500.0, max_displacement: float = 200.0,
                  render_mode: str | None = None, render_resolution: tuple[int, int] | None = None,
-                 spawn_jitter: float = 0.0, drone_options: dict[str, Any] | None = None):
+                 spawn_jitter: float = 0.0, drone_options: dict[str, Any] | None = None,
+                 **options: Any):
         self.ceiling = check_positive_float("ceiling", ceiling)
         self.max_displacement = check_positive_float("max_displacement", max_displacement)
         # AviaryEnv bounds each observed position coordinate by twice the dome size, so the
@@ -49,7 +51,8 @@ class RocketBaseEnv(AviaryEnv):
                          max_duration_seconds=max_duration_seconds,
                          flight_dome_size=max(self.ceiling, self.max_displacement),
                          render_mode=render_mode, render_resolution=render_resolution,
-                         spawn_jitter=spawn_jitter, drone_options=drone_options)
+                         spawn_jitter=spawn_jitter, drone_options=drone_options,
+                         **options)
 
     def out_of_bounds(self) -> bool:
         """True above the ceiling or beyond ``max_displacement`` in x or y."""

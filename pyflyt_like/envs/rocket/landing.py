@@ -76,19 +76,22 @@ class RocketLandingEnv(RocketBaseEnv):
         render_resolution: (height, width) of rgb_array frames [px].
         flight_mode: must be 0.
         drone_options: extra Rocket options.
+        **options: the delay and observation options of every task (docs/envs.md).
     """
 
     def __init__(self, *, sparse_reward: bool = False, ceiling: float = 500.0,
                  max_displacement: float = 200.0, max_duration_seconds: float = 30.0,
                  angle_representation: str = "quaternion", agent_hz: int = 40,
                  render_mode: str | None = None, render_resolution: tuple[int, int] | None = None,
-                 flight_mode: int = 0, drone_options: dict[str, Any] | None = None):
+                 flight_mode: int = 0, drone_options: dict[str, Any] | None = None,
+                 **options: Any):
         super().__init__(start_pos=(0.0, 0.0, SPAWN_HEIGHT), flight_mode=flight_mode,
                          angle_representation=angle_representation,
                          sparse_reward=sparse_reward, agent_hz=agent_hz,
                          max_duration_seconds=max_duration_seconds, ceiling=ceiling,
                          max_displacement=max_displacement, render_mode=render_mode,
-                         render_resolution=render_resolution, drone_options=drone_options)
+                         render_resolution=render_resolution, drone_options=drone_options,
+                         **options)
         self._pad_contact = False
         self._contact_flag = 0.0
         self._impact_speed = self._impact_tilt = 0.0
@@ -116,6 +119,7 @@ class RocketLandingEnv(RocketBaseEnv):
         return [self.pad_id]
 
     def make_observation_space(self) -> spaces.Space:
+        self.require_gnss("pad deltas")
         attitude = self.attitude.space
         bound = 2.0 * self.flight_dome_size
         low = np.concatenate([attitude.low, [0.0], np.full(3, -bound)])
@@ -168,7 +172,7 @@ class RocketLandingEnv(RocketBaseEnv):
     # ----------------------------------------------------------------- per step
     def observe(self) -> np.ndarray:
         drone = self.drone
-        pad_delta = (self.landed_position - drone.state[3]) @ drone.rotation_matrix
+        pad_delta = (self.landed_position - self.observed_position()) @ drone.rotation_matrix
         return np.concatenate([self.attitude.observe(self.action),
                                (self._contact_flag,), pad_delta])
 

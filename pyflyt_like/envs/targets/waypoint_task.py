@@ -30,6 +30,7 @@ class WaypointTask(TargetDeltasTask):
     targets: WaypointTargets
 
     def make_observation_space(self) -> spaces.Space:
+        self.require_gnss("target deltas")
         return spaces.Dict({"attitude": self.attitude.space,
                             **self.target_spaces(self.targets.num_targets,
                                                  self.targets.delta_bounds)})
@@ -50,7 +51,8 @@ class WaypointTask(TargetDeltasTask):
         drone = self.drone
         return {"attitude": self.attitude.observe(self.action),
                 **self.target_deltas.observe(self.targets.deltas(
-                    drone.state[3], drone.rotation_matrix, float(drone.state[1, 2])))}
+                    self.observed_position(), drone.rotation_matrix,
+                    float(drone.state[1, 2])))}
 
     def task_reward(self) -> float:
         state = self.drone.state
