@@ -11,8 +11,10 @@ elevation, throttle holding 12 m behind it). Everything drawn comes from the par
 each hit event) and where the aircraft was shot down::
 
     python scripts/draw_acmi_tracks.py [--seed 0] [--acmi OUT.acmi] [--png OUT.png]
+    python scripts/draw_acmi_tracks.py --from RECORDED.acmi --png OUT.png
 
-Default outputs: ``docs/assets/tacview_tracks.png`` and ``dogfight.acmi`` in the current
+``--from`` draws a file recorded elsewhere (e.g. the dogfight recipe's replay) instead of
+flying one. Default outputs: ``docs/assets/tacview_tracks.png`` and ``dogfight.acmi`` in the current
 folder. Needs matplotlib.
 """
 
@@ -150,14 +152,20 @@ def main() -> None:
                         help="where the recording goes (default: ./dogfight.acmi)")
     parser.add_argument("--png", type=Path, default=DEFAULT_PNG,
                         help=f"the picture (default: {DEFAULT_PNG.relative_to(ROOT)})")
+    parser.add_argument("--from", dest="recorded", type=Path, default=None,
+                        help="draw this recorded .acmi file instead of flying an episode")
     args = parser.parse_args()
-    steps, seconds = record_episode(args.acmi, args.seed)
+    if args.recorded is None:
+        steps, seconds = record_episode(args.acmi, args.seed)
+        print(f"{steps} steps flown and recorded in {seconds:.2f} s")
+    else:
+        args.acmi = args.recorded
     recording = read_acmi(args.acmi)
     marked = draw(recording, args.png)
     hit_count = sum(int(e.text.split(": ")[1].split()[0]) for e in recording.events
                     if e.kind == "Message")
-    print(f"{steps} steps ({recording.frames[-1][0]:.1f} s simulated) flown and recorded in "
-          f"{seconds:.2f} s; {args.acmi}: {args.acmi.stat().st_size / 1024:.0f} KiB, "
+    print(f"{recording.frames[-1][0]:.1f} s simulated; "
+          f"{args.acmi}: {args.acmi.stat().st_size / 1024:.0f} KiB, "
           f"{len(recording.frames)} frames, {len(recording.events)} events "
           f"({marked['hits']} hit messages, {hit_count} physics-step hits, "
           f"{marked['destroyed']} destroyed); picture: {args.png}")
