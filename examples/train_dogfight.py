@@ -289,7 +289,8 @@ def main() -> None:
 
     if time.perf_counter() < budget:
         train_ppo(env, config, after_iteration, policy=policy)
-        judge_now("ppo")
+        if history["ppo"][-1]["iteration"] % args.judge_every:  # the last one not judged yet
+            judge_now("ppo")
     train_minutes = (time.perf_counter() - start) / 60.0
     policy.load_state_dict(best.pop("state"))
     policy.save(out / "dogfight.pt")
