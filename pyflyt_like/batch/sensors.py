@@ -32,11 +32,10 @@ samples after physics step ``k`` (counted from the reset) when ``k % period == 0
 ``time`` ``k * dt``. The rangefinder's ray meets the floor plane ``z = floor_height``, the
 plane the batched floor holds the centre of mass on (docs/sensors.md).
 
-Random numbers: standard normal draws by a ziggurat (:func:`next_normals`, Marsaglia and
-Tsang, "The ziggurat method for generating random variables", J. Stat. Softw. 5(8), 2000;
-256 layers) on each world's SplitMix64 stream: one stream draw per normal but for 1.3 % of
-them, where Box-Muller's logarithm, square root and sine per pair made the IMU's twelve
-draws per sample cost three times the physics step. Per world, in a fixed order: at a
+Random numbers: standard normal draws by the ziggurat
+(:func:`~pyflyt_like.batch.world_random.next_ziggurat_normals`; Box-Muller's made the IMU's
+twelve draws per sample cost three times the physics step) on each world's SplitMix64
+stream. Per world, in a fixed order: at a
 reset, for each drone, the reset draws of the IMU, barometer, magnetometer and GNSS (those
 configured); at each physics step, for each drone, the sample draws of the sensors due, in
 :data:`SENSOR_NAMES` order. A world's readings therefore depend on its stream only, not on
@@ -45,7 +44,6 @@ the thread that ran it nor on W.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 
 import numpy as np
@@ -57,7 +55,7 @@ from pyflyt_like.sensors.params import SensorParams
 
 from . import rotations as r
 from .compiled import compile_shared
-from .world_random import next_uniform
+from .world_random import next_ziggurat_normals
 
 #: The sensor fields of a family's state named tuple, in order.
 SENSOR_FIELDS = ("sensor_periods", "sensor_coefficients", "sensor_state", "sensor_ring",
@@ -102,60 +100,6 @@ READINGS = {
 # the acceleration and the body-rate derivative fed to the IMU.
 NORMALS, ACCELERATION, RATES_DOT = 0, 24, 27
 SCRATCH_SIZE = 30
-
-# ------------------------------------------------------------------ normal draws
-_LAYERS = 256
-_R = 3.6541528853610088  # where the tail starts: the 256-layer ziggurat's constants
-_V = 4.92867323399e-3  # area of each layer (and of the base strip with the tail)
-
-
-def _ziggurat_tables() -> tuple[np.ndarray, np.ndarray]:
-    """(x, f) (257,): the layers' right edges x_0 > x_1 = R > ... > x_256 = 0 of the
-    ziggurat under f(x) = exp(-x^2 / 2), and f at them; x_0 = V / f(R) is the base strip's
-    width were its tail a rectangle."""
-    x = np.zeros(_LAYERS + 1)
-    x[0], x[1] = _V / math.exp(-0.5 * _R * _R), _R
-    for i in range(1, _LAYERS - 1):
-        x[i + 1] = math.sqrt(-2.0 * math.log(_V / x[i] + math.exp(-0.5 * x[i] * x[i])))
-    x[_LAYERS] = 0.0
-    return x, np.exp(-0.5 * x * x)
-
-
-_ZIG_X, _ZIG_F = _ziggurat_tables()
-_UNIT_44 = 1.0 / 2.0**44
-
-
-@njit(cache=True, _nrt=False, error_model="numpy")
-def next_normal(streams, w):
-    """One standard normal draw from world ``w``'s stream (ziggurat): a stream draw's 53
-    bits give the layer (8), the sign (1) and a uniform (44); inside the layer's rectangle
-    under the curve (98.7 %) that is all, else the wedge is tested against the density or
-    the tail beyond R drawn (Marsaglia's exponential method)."""
-    while True:
-        bits = np.int64(next_uniform(streams, w) * 9007199254740992.0)  # exact: 53 bits
-        layer = bits & 255
-        sign = 1.0 if (bits >> 8) & 1 else -1.0
-        x = ((bits >> 9) * _UNIT_44) * _ZIG_X[layer]
-        if x < _ZIG_X[layer + 1]:
-            return sign * x
-        if layer == 0:  # the tail beyond R
-            while True:
-                a = -math.log(1.0 - next_uniform(streams, w)) / _R
-                b = -math.log(1.0 - next_uniform(streams, w))
-                if b + b >= a * a:
-                    return sign * (_R + a)
-        y = _ZIG_F[layer + 1] + next_uniform(streams, w) * (_ZIG_F[layer]
-                                                             - _ZIG_F[layer + 1])
-        if y < math.exp(-0.5 * x * x):
-            return sign * x
-
-
-@njit(cache=True, _nrt=False, error_model="numpy")
-def next_normals(streams, w, out):
-    """Standard normal draws into ``out`` (n,) from world ``w``'s stream."""
-    for i in range(out.shape[0]):
-        out[i] = next_normal(streams, w)
-
 
 # ------------------------------------------------------------------ the models, compiled
 _markov_step = compile_shared(noise.markov_step)
@@ -270,26 +214,26 @@ def sample_world(state, w, k, gravity, dt, floor_z, at_reset):
                 else:
                     accel[i] = (vel[i] - s[PREVIOUS_VEL + i]) / dt
                     rates_dot[i] = (rates[i] - s[PREVIOUS_RATES + i]) / dt
-            next_normals(streams, w, normals[0:imu.SAMPLE_DRAWS])
+            next_ziggurat_normals(streams, w, normals[0:imu.SAMPLE_DRAWS])
             imu_sample(c[IMU_C:BARO_C], accel, quat, rates, rates_dot, gravity,
                        normals[0:imu.SAMPLE_DRAWS], s[IMU_S:BARO_S], out[ACCEL:ACCEL + 3],
                        out[GYRO:GYRO + 3])
         if due_baro:
-            next_normals(streams, w, normals[0:barometer.SAMPLE_DRAWS])
+            next_ziggurat_normals(streams, w, normals[0:barometer.SAMPLE_DRAWS])
             baro_sample(c[BARO_C:MAG_C], pos[2], normals[0:barometer.SAMPLE_DRAWS],
                         s[BARO_S:MAG_S], out[PRESSURE:PRESSURE + 2])
         if due_mag:
-            next_normals(streams, w, normals[0:magnetometer.SAMPLE_DRAWS])
+            next_ziggurat_normals(streams, w, normals[0:magnetometer.SAMPLE_DRAWS])
             mag_sample(c[MAG_C:GNSS_C], quat, normals[0:magnetometer.SAMPLE_DRAWS],
                        s[MAG_S:GNSS_S], out[FIELD:FIELD + 3])
         if due_gnss:
-            next_normals(streams, w, normals[0:gnss.SAMPLE_DRAWS])
+            next_ziggurat_normals(streams, w, normals[0:gnss.SAMPLE_DRAWS])
             fix = gnss_sample(c[GNSS_C:RANGE_C], pos, vel, normals[0:gnss.SAMPLE_DRAWS],
                               s[GNSS_S:PREVIOUS_VEL], state.sensor_ring[w, d],
                               out[POSITION:POSITION + 3], out[VELOCITY:VELOCITY + 3])
             out[FIX] = 1.0 if fix else 0.0
         if due_range:
-            next_normals(streams, w, normals[0:rangefinder.SAMPLE_DRAWS])
+            next_ziggurat_normals(streams, w, normals[0:rangefinder.SAMPLE_DRAWS])
             distance, valid = range_sample(c[RANGE_C:COEFFICIENT_SIZE], pos, quat, floor_z,
                                            normals[0:rangefinder.SAMPLE_DRAWS])
             out[DISTANCE] = distance
@@ -329,18 +273,18 @@ def reset_sensor_worlds(state, worlds, gravity, dt, floor_z):
             for i in range(out.shape[0]):
                 out[i] = 0.0
             if periods[IMU] > 0:
-                next_normals(streams, w, normals[0:imu.RESET_DRAWS])
+                next_ziggurat_normals(streams, w, normals[0:imu.RESET_DRAWS])
                 imu_reset(c[IMU_C:BARO_C], normals[0:imu.RESET_DRAWS], s[IMU_S:BARO_S])
             if periods[BARO] > 0:
-                next_normals(streams, w, normals[0:barometer.RESET_DRAWS])
+                next_ziggurat_normals(streams, w, normals[0:barometer.RESET_DRAWS])
                 baro_reset(c[BARO_C:MAG_C], normals[0:barometer.RESET_DRAWS],
                            s[BARO_S:MAG_S])
             if periods[MAG] > 0:
-                next_normals(streams, w, normals[0:magnetometer.RESET_DRAWS])
+                next_ziggurat_normals(streams, w, normals[0:magnetometer.RESET_DRAWS])
                 mag_reset(c[MAG_C:GNSS_C], normals[0:magnetometer.RESET_DRAWS],
                           s[MAG_S:GNSS_S])
             if periods[GNSS] > 0:
-                next_normals(streams, w, normals[0:gnss.RESET_DRAWS])
+                next_ziggurat_normals(streams, w, normals[0:gnss.RESET_DRAWS])
                 gnss_reset(c[GNSS_C:RANGE_C], normals[0:gnss.RESET_DRAWS],
                            s[GNSS_S:PREVIOUS_VEL], state.sensor_ring[w, d])
         times = state.sensor_times[w]

@@ -282,12 +282,11 @@ def test_bad_sensor_options_name_sensors(sensors, error, match):
 
 
 def test_the_ziggurat_draws_standard_normals():
-    from pyflyt_like.batch.sensors import next_normals
-    from pyflyt_like.batch.world_random import world_streams
+    from pyflyt_like.batch.world_random import next_ziggurat_normals, world_streams
 
     streams = world_streams(np.random.default_rng(0), 2)
     draws = np.zeros(400_000)
-    next_normals(streams, 1, draws)
+    next_ziggurat_normals(streams, 1, draws)
     assert abs(draws.mean()) < 0.005 and abs(draws.std() - 1.0) < 0.005
     # the distribution function at a few points, the tail beyond R = 3.65 included
     for x in (-3.8, -2.0, -0.5, 0.0, 0.3, 1.0, 2.5, 3.7):
