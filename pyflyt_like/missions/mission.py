@@ -91,6 +91,7 @@ class Mission:
     sensors: dict[str, Any] | None = None
     estimator: str | None = None
     state_source: str = "truth"
+    control_delay_steps: int = 0
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> Mission:
@@ -121,7 +122,7 @@ def _parse(data: Any, source: str) -> Mission:
         raise MissionError("a mission must be a mapping with a 'vehicles' list")
     _only(data, "mission", ("name", "vehicles", "physics_hz", "duration_limit",
                             "arrival_tolerance", "wind", "sensors", "estimator",
-                            "state_source"))
+                            "state_source", "control_delay_steps"))
     if "name" in data:
         name = _name("name", data["name"], "it names the output folder")
     else:
@@ -144,16 +145,16 @@ def _parse(data: Any, source: str) -> Mission:
     vehicles = _list("vehicles", data.get("vehicles"), MAX_VEHICLES)
     specs = tuple(_vehicle(v, i) for i, v in enumerate(vehicles))
     _check_unique_names(specs, vehicles)
-    sensors, estimator, state_source = _estimation(data, physics_hz)
+    sensors, estimator, state_source, delay = _estimation(data, physics_hz)
     return Mission(name=name, vehicles=specs, physics_hz=physics_hz,
                    duration_limit=duration_limit, arrival_tolerance=tolerance, wind=wind,
                    source=source, sensors=sensors, estimator=estimator,
-                   state_source=state_source)
+                   state_source=state_source, control_delay_steps=delay)
 
 
-def _estimation(data: dict, physics_hz: int) -> tuple[dict | None, str | None, str]:
-    """The ``sensors``, ``estimator`` and ``state_source`` keys, checked as the vehicles
-    will check them, with messages naming the mission's keys."""
+def _estimation(data: dict, physics_hz: int) -> tuple[dict | None, str | None, str, int]:
+    """The ``sensors``, ``estimator``, ``state_source`` and ``control_delay_steps`` keys,
+    checked as the vehicles will check them, with messages naming the mission's keys."""
     # Imported here: the sensor models and the vehicles' checks are only needed by missions
     # that use them.
     from pyflyt_like.core.abstractions.estimator import check_estimation_options
@@ -171,14 +172,15 @@ def _estimation(data: dict, physics_hz: int) -> tuple[dict | None, str | None, s
         except (TypeError, ValueError) as error:
             raise MissionError(str(error)) from None
     try:
-        estimator, state_source, _ = check_estimation_options(
-            data.get("estimator"), data.get("state_source", "truth"), 0, names)
+        estimator, state_source, delay = check_estimation_options(
+            data.get("estimator"), data.get("state_source", "truth"),
+            data.get("control_delay_steps", 0), names)
     except (TypeError, ValueError) as error:
         message = str(error)
-        for key in ("estimator", "state_source", "sensors"):
+        for key in ("estimator", "state_source", "sensors", "control_delay_steps"):
             message = message.replace(f'drone_options["{key}"]', key)
         raise MissionError(message) from None
-    return sensors, estimator, state_source
+    return sensors, estimator, state_source, delay
 
 
 def _vehicle(data: Any, index: int) -> VehicleSpec:

@@ -92,6 +92,8 @@ LOG_FILE_PATTERN = "log_{}.csv"
 PLOT_FILES = ("path_3d.png", "altitude.png", "position_error.png", "actuators.png")
 TABLE_COLUMNS = ("vehicle", "waypoints reached", "time [s]", "RMS error [m]", "max error [m]",
                  "collisions", "status")
+#: Before "status" when a vehicle flew with an estimator: its errors against the truth.
+ESTIMATE_COLUMNS = ("estimate RMS [m]", "estimate attitude RMS [deg]")
 
 PathLike = str | os.PathLike
 
@@ -255,11 +257,17 @@ def format_summary_table(summary: Mapping[str, Any]) -> str:
 
     Columns: vehicle, waypoints reached (``3/4``), time [s] (completion time, ``-`` if not
     completed), RMS and max position error [m], collisions, and status: ``done`` (reached
-    every waypoint), ``incomplete`` or ``crashed``.
+    every waypoint), ``incomplete`` or ``crashed``. When a vehicle flew with an estimator,
+    the estimate's position and attitude RMS errors against the truth come before the
+    status (``-`` where not estimated).
     """
-    rows = [_table_row(vehicle) for vehicle in summary.get("vehicles", [])]
+    vehicles = summary.get("vehicles", [])
+    estimated = any(v.get("estimate_attitude_rms") is not None for v in vehicles)
+    columns = ((*TABLE_COLUMNS[:-1], *ESTIMATE_COLUMNS, TABLE_COLUMNS[-1]) if estimated
+               else TABLE_COLUMNS)
+    rows = [_table_row(vehicle, estimated) for vehicle in vehicles]
     widths = [max([len(header)] + [len(row[i]) for row in rows])
-              for i, header in enumerate(TABLE_COLUMNS)]
+              for i, header in enumerate(columns)]
 
     def line(cells: Sequence[str]) -> str:
         # vehicle and status left-aligned, the numbers right-aligned
@@ -267,12 +275,12 @@ def format_summary_table(summary: Mapping[str, Any]) -> str:
                  for i, (cell, width) in enumerate(zip(cells, widths))]
         return "  ".join(parts).rstrip()
 
-    lines = [line(TABLE_COLUMNS), line(["-" * width for width in widths])]
+    lines = [line(columns), line(["-" * width for width in widths])]
     lines += [line(row) for row in rows]
     return "\n".join(lines)
 
 
-def _table_row(vehicle: Mapping[str, Any]) -> list[str]:
+def _table_row(vehicle: Mapping[str, Any], estimated: bool = False) -> list[str]:
     reached, total = vehicle.get("waypoints_reached"), vehicle.get("waypoints_total")
     waypoints = f"{_text(reached, 'd')}/{_text(total, 'd')}"
     time = vehicle.get("completion_time")
@@ -282,9 +290,11 @@ def _table_row(vehicle: Mapping[str, Any]) -> list[str]:
         status = "done"
     else:
         status = "incomplete"
+    estimate = ([_text(vehicle.get("estimate_position_rms"), ".3f"),
+                 _text(vehicle.get("estimate_attitude_rms"), ".2f")] if estimated else [])
     return [str(vehicle.get("name", "-")), waypoints, _text(time, ".2f"),
             _text(vehicle.get("rms_error"), ".3f"), _text(vehicle.get("max_error"), ".3f"),
-            _text(vehicle.get("collisions"), "d"), status]
+            _text(vehicle.get("collisions"), "d"), *estimate, status]
 
 
 def _text(value: Any, spec: str) -> str:

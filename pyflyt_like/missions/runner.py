@@ -133,6 +133,8 @@ def build_aviary(mission: Mission, gui: bool = False, seed: int = 0) -> Aviary:
         if mission.estimator is not None:
             option["estimator"] = mission.estimator
             option["state_source"] = mission.state_source
+        if mission.control_delay_steps:
+            option["control_delay_steps"] = mission.control_delay_steps
         options.append(option)
     wind = mission.wind or {}
     try:

@@ -313,6 +313,7 @@ def test_other_vehicles_fly_on_the_estimate(drone_type, options, mode):
      ['drone_options["state_source"]', 'drone_options["estimator"]']),
     ({"state_source": "est"}, ValueError, ['drone_options["state_source"]', "'truth'"]),
     ({"control_delay_steps": -1}, ValueError, ['drone_options["control_delay_steps"]']),
+    ({"control_delay_steps": 10_001}, ValueError, ["in [0, 10000]"]),
     ({"control_delay_steps": 1.5}, TypeError, ['drone_options["control_delay_steps"]']),
     ({"control_delay_steps": True}, TypeError, ['drone_options["control_delay_steps"]']),
 ])

@@ -1,5 +1,6 @@
-"""Missions with onboard sensors and an estimator: the ``sensors``, ``estimator`` and
-``state_source`` keys, the estimate's errors in the summary, one-line errors naming the key."""
+"""Missions with onboard sensors and an estimator: the ``sensors``, ``estimator``,
+``state_source`` and ``control_delay_steps`` keys, the estimate's errors in the summary and
+the printed table, one-line errors naming the key."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import yaml
 
 from pyflyt_like import cli
 from pyflyt_like.missions.mission import Mission, MissionError
+from pyflyt_like.missions.report import format_summary_table
 from pyflyt_like.missions.runner import run_mission
 
 SENSORS = {"imu": "bmi088", "baro": "default", "mag": "default",
@@ -43,6 +45,18 @@ def test_a_mission_flown_on_the_ekf_reports_estimate_against_truth(tmp_path):
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["vehicles"][0]["estimate_position_rms"] == pytest.approx(
         result.vehicles[0].estimate_position_rms)
+    header, _, quad, _ = format_summary_table(summary).splitlines()
+    assert "estimate RMS [m]" in header and "estimate attitude RMS [deg]" in header
+    assert f"{summary['vehicles'][0]['estimate_position_rms']:.3f}" in quad
+
+
+def test_the_control_delay_reaches_every_vehicle(tmp_path):
+    mission = Mission.from_dict(_mission(control_delay_steps=3, duration_limit=1.0))
+    assert mission.control_delay_steps == 3
+    from pyflyt_like.missions.runner import build_aviary
+
+    with build_aviary(mission) as aviary:
+        assert [drone.control_ring.delay_steps for drone in aviary.drones] == [3, 3]
 
 
 def test_without_an_estimator_the_figures_are_none():
@@ -61,6 +75,8 @@ def test_without_an_estimator_the_figures_are_none():
     ({"sensors": {"imu": "nope"}}, ["sensors", "nope"]),
     ({"sensors": {"lidar": "default"}}, ["sensors", "lidar"]),
     ({"sensors": "bmi088"}, ["sensors must be a mapping"]),
+    ({"control_delay_steps": -2}, ["control_delay_steps must be an int in [0, 10000]"]),
+    ({"control_delay_steps": 2.5}, ["control_delay_steps must be an int"]),
 ])
 def test_bad_keys_are_one_line_errors_naming_the_key(keys, words):
     with pytest.raises(MissionError) as info:

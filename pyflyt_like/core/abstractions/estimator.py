@@ -26,6 +26,9 @@ from pyflyt_like.estimation import ComplementaryFilter, ErrorStateEkf
 ESTIMATOR_OPTION = 'drone_options["estimator"]'
 STATE_SOURCE_OPTION = 'drone_options["state_source"]'
 DELAY_OPTION = 'drone_options["control_delay_steps"]'
+#: The longest control-loop delay [physics steps]: 10 s at 1 kHz, beyond any real loop (the
+#: ring holds one state per step).
+MAX_CONTROL_DELAY_STEPS = 10_000
 #: Accepted values.
 ESTIMATORS = ("ekf", "complementary")
 STATE_SOURCES = ("truth", "estimate")
@@ -47,7 +50,8 @@ def check_estimation_options(estimator: object, state_source: object, delay_step
     Args:
         estimator: ``"ekf"``, ``"complementary"`` or None.
         state_source: ``"truth"`` or ``"estimate"`` (the latter needs an estimator).
-        delay_steps: the control-loop delay, an int >= 0 [physics steps].
+        delay_steps: the control-loop delay, an int in [0, MAX_CONTROL_DELAY_STEPS]
+            [physics steps].
         sensor_names: the sensors configured by ``drone_options["sensors"]``.
 
     Returns:
@@ -78,9 +82,9 @@ def check_estimation_options(estimator: object, state_source: object, delay_step
                                                                    (int, np.integer)):
         raise TypeError(f"{DELAY_OPTION} must be an int >= 0 [physics steps], got "
                         f"{delay_steps!r}")
-    if delay_steps < 0:
-        raise ValueError(f"{DELAY_OPTION} must be an int >= 0 [physics steps], got "
-                         f"{delay_steps!r}")
+    if not 0 <= delay_steps <= MAX_CONTROL_DELAY_STEPS:
+        raise ValueError(f"{DELAY_OPTION} must be an int in [0, {MAX_CONTROL_DELAY_STEPS}] "
+                         f"[physics steps], got {delay_steps!r}")
     return estimator, state_source, int(delay_steps)
 
 
