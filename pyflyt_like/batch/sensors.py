@@ -15,8 +15,8 @@ nothing else that a step writes into:
   magnetometer 3, GNSS 4), then the velocity [m/s, world] and body rates [rad/s] of the
   previous physics step, whose differences give the acceleration and its angular twin;
 - ``sensor_ring`` (W, D, latency + 1, 7): the GNSS latency ring ((W, D, 0, 7) without GNSS);
-- ``sensor_readings`` (W, D, :data:`READINGS_SIZE`): the latest readings, layout
-  :data:`READINGS`;
+- ``sensor_readings`` (W, D, :data:`READINGS_SIZE`): the latest readings, in the layout
+  of :mod:`pyflyt_like.common.sensor_readings`;
 - ``sensor_times`` (W, 5): each sensor's last sample time [s] since the world's reset, NaN
   before the first sample;
 - ``sensor_streams`` (W,) uint64: each world's SplitMix64 stream
@@ -49,8 +49,21 @@ from collections.abc import Mapping
 import numpy as np
 from numba import njit
 
+from pyflyt_like.common.sensor_readings import (
+    ACCEL,
+    DISTANCE,
+    FIELD,
+    FIX,
+    GYRO,
+    POSITION,
+    PRESSURE,
+    READINGS,
+    READINGS_SIZE,
+    VALID,
+    VELOCITY,
+)
 from pyflyt_like.sensors import barometer, gnss, imu, magnetometer, noise, rangefinder
-from pyflyt_like.sensors.config import SENSOR_NAMES
+from pyflyt_like.sensors.config import SENSOR_NAMES, sensor_periods
 from pyflyt_like.sensors.params import SensorParams
 
 from . import rotations as r
@@ -81,20 +94,6 @@ GNSS_S = MAG_S + magnetometer.STATE_SIZE
 PREVIOUS_VEL = GNSS_S + gnss.STATE_SIZE
 PREVIOUS_RATES = PREVIOUS_VEL + 3
 STATE_SIZE = PREVIOUS_RATES + 3
-
-# A drone's readings (sensor_readings[w, d]); fix and valid are 1.0 or 0.0.
-ACCEL, GYRO, PRESSURE, ALTITUDE, FIELD = 0, 3, 6, 7, 8
-POSITION, VELOCITY, FIX, DISTANCE, VALID = 11, 14, 17, 18, 19
-READINGS_SIZE = 20
-#: Reading name -> (first index, width, kind) in a drone's readings, per sensor.
-READINGS = {
-    "imu": {"accel": (ACCEL, 3, float), "gyro": (GYRO, 3, float)},
-    "baro": {"pressure": (PRESSURE, 1, float), "altitude": (ALTITUDE, 1, float)},
-    "mag": {"field": (FIELD, 3, float)},
-    "gnss": {"position": (POSITION, 3, float), "velocity": (VELOCITY, 3, float),
-             "fix": (FIX, 1, bool)},
-    "range": {"range": (DISTANCE, 1, float), "valid": (VALID, 1, bool)},
-}
 
 # Scratch per world: the normal draws of one sample (the IMU's reset takes the most), then
 # the acceleration and the body-rate derivative fed to the IMU.
@@ -132,11 +131,10 @@ def zeros_sensor_arrays(n_worlds: int, n_drones: int,
     or (W,) axes), allocated once:
     coefficients and periods filled, the rest zeros (times NaN) until the first reset."""
     params = dict(params or {})
-    periods = np.zeros(len(SENSOR_NAMES), np.int64)
+    periods = sensor_periods(params)
     coefficients = np.zeros(COEFFICIENT_SIZE)
     for i, name in enumerate(SENSOR_NAMES):
         if name in params:
-            periods[i] = params[name].period_steps
             offset = COEFFICIENT_OFFSETS[i]
             coefficients[offset:offset + _MODULES[i].COEFFICIENT_SIZE] = \
                 params[name].coefficients
@@ -256,38 +254,56 @@ def sense(state, w, gravity, dt, floor_z):
     sample_world(state, w, state.steps[w] + 1, gravity, dt, floor_z, False)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
-def reset_sensor_worlds(state, worlds, gravity, dt, floor_z):
-    """For each world of ``worlds`` (int64 indices): draw new units from its stream (per
-    drone: the IMU's, barometer's, magnetometer's and GNSS's reset draws, those configured),
-    forget the readings and sample the reset state at t = 0 with both derivatives 0."""
+@njit(**_INLINE)
+def sense_counted(state, w, gravity, dt, floor_z):
+    """:func:`sense` after the clock counted the step (a task's kernel, which steps
+    :func:`~pyflyt_like.batch.pipeline.step_world` and samples after it: the turbulence
+    and clock stages between touch nothing the sensors read)."""
+    if state.sensor_scratch.shape[1] == 0:
+        return
+    sample_world(state, w, state.steps[w], gravity, dt, floor_z, False)
+
+
+@njit(**_INLINE)
+def reset_sensor_world(state, w, gravity, dt, floor_z):
+    """Draw world ``w``'s new units from its stream (per drone: the IMU's, barometer's,
+    magnetometer's and GNSS's reset draws, those configured), forget its readings and
+    sample the reset state at t = 0 with both derivatives 0. Nothing without sensors."""
+    if state.sensor_scratch.shape[1] == 0:
+        return
     periods, c = state.sensor_periods, state.sensor_coefficients
     streams = state.sensor_streams
+    normals = state.sensor_scratch[w, NORMALS:NORMALS + 24]
+    for d in range(state.pos.shape[1]):
+        s = state.sensor_state[w, d]
+        for i in range(s.shape[0]):
+            s[i] = 0.0
+        out = state.sensor_readings[w, d]
+        for i in range(out.shape[0]):
+            out[i] = 0.0
+        if periods[IMU] > 0:
+            next_ziggurat_normals(streams, w, normals[0:imu.RESET_DRAWS])
+            imu_reset(c[IMU_C:BARO_C], normals[0:imu.RESET_DRAWS], s[IMU_S:BARO_S])
+        if periods[BARO] > 0:
+            next_ziggurat_normals(streams, w, normals[0:barometer.RESET_DRAWS])
+            baro_reset(c[BARO_C:MAG_C], normals[0:barometer.RESET_DRAWS],
+                       s[BARO_S:MAG_S])
+        if periods[MAG] > 0:
+            next_ziggurat_normals(streams, w, normals[0:magnetometer.RESET_DRAWS])
+            mag_reset(c[MAG_C:GNSS_C], normals[0:magnetometer.RESET_DRAWS],
+                      s[MAG_S:GNSS_S])
+        if periods[GNSS] > 0:
+            next_ziggurat_normals(streams, w, normals[0:gnss.RESET_DRAWS])
+            gnss_reset(c[GNSS_C:RANGE_C], normals[0:gnss.RESET_DRAWS],
+                       s[GNSS_S:PREVIOUS_VEL], state.sensor_ring[w, d])
+    times = state.sensor_times[w]
+    for i in range(times.shape[0]):
+        times[i] = np.nan
+    sample_world(state, w, 0, gravity, dt, floor_z, True)
+
+
+@njit(cache=True, _nrt=False, error_model="numpy")
+def reset_sensor_worlds(state, worlds, gravity, dt, floor_z):
+    """:func:`reset_sensor_world` for each world of ``worlds`` (int64 indices)."""
     for w in worlds:
-        normals = state.sensor_scratch[w, NORMALS:NORMALS + 24]
-        for d in range(state.pos.shape[1]):
-            s = state.sensor_state[w, d]
-            for i in range(s.shape[0]):
-                s[i] = 0.0
-            out = state.sensor_readings[w, d]
-            for i in range(out.shape[0]):
-                out[i] = 0.0
-            if periods[IMU] > 0:
-                next_ziggurat_normals(streams, w, normals[0:imu.RESET_DRAWS])
-                imu_reset(c[IMU_C:BARO_C], normals[0:imu.RESET_DRAWS], s[IMU_S:BARO_S])
-            if periods[BARO] > 0:
-                next_ziggurat_normals(streams, w, normals[0:barometer.RESET_DRAWS])
-                baro_reset(c[BARO_C:MAG_C], normals[0:barometer.RESET_DRAWS],
-                           s[BARO_S:MAG_S])
-            if periods[MAG] > 0:
-                next_ziggurat_normals(streams, w, normals[0:magnetometer.RESET_DRAWS])
-                mag_reset(c[MAG_C:GNSS_C], normals[0:magnetometer.RESET_DRAWS],
-                          s[MAG_S:GNSS_S])
-            if periods[GNSS] > 0:
-                next_ziggurat_normals(streams, w, normals[0:gnss.RESET_DRAWS])
-                gnss_reset(c[GNSS_C:RANGE_C], normals[0:gnss.RESET_DRAWS],
-                           s[GNSS_S:PREVIOUS_VEL], state.sensor_ring[w, d])
-        times = state.sensor_times[w]
-        for i in range(times.shape[0]):
-            times[i] = np.nan
-        sample_world(state, w, 0, gravity, dt, floor_z, True)
+        reset_sensor_world(state, w, gravity, dt, floor_z)

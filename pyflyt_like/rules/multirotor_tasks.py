@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 
+from pyflyt_like.common import sensor_readings as readings
 from pyflyt_like.common.rotations import quat_to_matrix
 
 HOVER, REACH, TRACK, LAND = 0, 1, 2, 3
@@ -231,16 +232,9 @@ def _put(out, i, value, noise, noise_std, low, high):
     out[i] = min(max(value, low[i]), high[i])
 
 
-def observe(task, pos, quat, vel, ang_vel, target, curve, time, last_action, noise,
-            noise_std, low, high, out):
-    """The observation into ``out`` (size,), plus ``noise_std`` times the standard normal
-    draws ``noise`` (size,), clipped to [low, high] (size,).
-
-    Layout: the task's features (3, Track 15: targets relative to the drone [m]), the
-    body-to-world rotation matrix (9, row-major), the world velocity ``vel`` (3) [m/s],
-    the body rates ``ang_vel`` (3) [rad/s], the previous normalised action
-    ``last_action`` (k). ``pos`` (3,) [m]; ``quat`` (4,) (x, y, z, w); ``time`` [s].
-    """
+def _features(task, pos, target, curve, time, noise, noise_std, low, high, out):
+    """The task's features (3, Track 15: targets relative to ``pos`` (3,) [m], world
+    frame) into ``out[0:]``; returns how many."""
     c = 0
     if task == TRACK:
         for point in range(REFERENCE_POINTS):
@@ -253,6 +247,25 @@ def observe(task, pos, quat, vel, ang_vel, target, curve, time, last_action, noi
         for a in range(3):
             _put(out, c, target[a] - pos[a], noise, noise_std, low, high)
             c += 1
+    return c
+
+
+def _put_action(last_action, c, noise, noise_std, low, high, out):
+    for a in range(last_action.shape[0]):
+        _put(out, c + a, last_action[a], noise, noise_std, low, high)
+
+
+def observe(task, pos, quat, vel, ang_vel, target, curve, time, last_action, noise,
+            noise_std, low, high, out):
+    """The observation into ``out`` (size,), plus ``noise_std`` times the standard normal
+    draws ``noise`` (size,), clipped to [low, high] (size,).
+
+    Layout: the task's features (3, Track 15: targets relative to the drone [m]), the
+    body-to-world rotation matrix (9, row-major), the world velocity ``vel`` (3) [m/s],
+    the body rates ``ang_vel`` (3) [rad/s], the previous normalised action
+    ``last_action`` (k). ``pos`` (3,) [m]; ``quat`` (4,) (x, y, z, w); ``time`` [s].
+    """
+    c = _features(task, pos, target, curve, time, noise, noise_std, low, high, out)
     r = quat_to_matrix(quat[0], quat[1], quat[2], quat[3])
     for i in range(9):
         _put(out, c + i, r[i], noise, noise_std, low, high)
@@ -261,5 +274,47 @@ def observe(task, pos, quat, vel, ang_vel, target, curve, time, last_action, noi
         _put(out, c + a, vel[a], noise, noise_std, low, high)
         _put(out, c + 3 + a, ang_vel[a], noise, noise_std, low, high)
     c += 6
-    for a in range(last_action.shape[0]):
-        _put(out, c + a, last_action[a], noise, noise_std, low, high)
+    _put_action(last_action, c, noise, noise_std, low, high, out)
+
+
+#: The blocks of the sensor observation, per sensor in the readings' order (imu, baro,
+#: mag, gnss, range): (first index, width) in the flat readings
+#: (:mod:`pyflyt_like.common.sensor_readings`); the barometer's pressure is left out (its
+#: altitude says the same).
+SENSED_BLOCKS = ((readings.ACCEL, 6), (readings.ALTITUDE, 1), (readings.FIELD, 3),
+                 (readings.POSITION, 7), (readings.DISTANCE, 2))
+
+
+def sensed_size(periods):
+    """The length of the sensed blocks of :func:`observe_sensed` for the sensors of
+    ``periods`` (5,) (> 0: configured)."""
+    size = 0
+    for i in range(len(SENSED_BLOCKS)):
+        if periods[i] > 0:
+            size += SENSED_BLOCKS[i][1]
+    return size
+
+
+def observe_sensed(task, sensed, periods, target, curve, time, last_action, noise,
+                   noise_std, low, high, out):
+    """The observation of ``observation="sensors"`` into ``out`` (size,): what the drone
+    measures instead of its true state, with noise and clipping as :func:`observe`.
+
+    ``sensed`` (:data:`~pyflyt_like.common.sensor_readings.READINGS_SIZE`,) is the drone's
+    latest readings in the flat layout, ``periods`` (5,) the sensors' sample periods (> 0:
+    configured; a GNSS receiver is required). Layout: the task's features relative to the
+    GNSS position (3, Track 15) [m]; then per configured sensor: IMU specific force (3)
+    [m/s^2] and body rates (3) [rad/s] (sensor frame), barometric altitude (1) [m above
+    sea level], magnetic field (3) [uT, body], GNSS position (3) [m, world], velocity (3)
+    [m/s, world] and fix (1), range (1) [m] and valid (1); the previous normalised action
+    ``last_action`` (k).
+    """
+    position = sensed[readings.POSITION:readings.POSITION + 3]
+    c = _features(task, position, target, curve, time, noise, noise_std, low, high, out)
+    for i in range(len(SENSED_BLOCKS)):
+        if periods[i] > 0:
+            first, width = SENSED_BLOCKS[i]
+            for j in range(width):
+                _put(out, c + j, sensed[first + j], noise, noise_std, low, high)
+            c += width
+    _put_action(last_action, c, noise, noise_std, low, high, out)

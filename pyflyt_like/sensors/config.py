@@ -165,3 +165,10 @@ def _rate(name: str, value: object, physics_hz: int) -> int:
                          f"(allowed: {divisors_text(physics_hz)}, or null for every physics "
                          f"step)")
     return rate
+
+
+def sensor_periods(params: Mapping[str, SensorParams]) -> np.ndarray:
+    """(5,) int64: each sensor's sample period [physics steps] in :data:`SENSOR_NAMES`
+    order, 0 where ``params`` (resolved, :func:`resolve_sensors`) configures none."""
+    return np.array([params[name].period_steps if name in params else 0
+                     for name in SENSOR_NAMES], np.int64)

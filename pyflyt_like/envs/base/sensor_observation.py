@@ -63,6 +63,53 @@ def sensor_drone_options(observation: str, sensors: object,
     return options if options or drone_options is not None else None
 
 
+def sensor_bounds(params: Mapping[str, Any], max_rate: float, max_speed: float,
+                  max_distance: float) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """The bounds and labels of the sensed blocks (the module docstring's layout, without
+    the action and aux terms) for the resolved sensor ``params`` (sensor name ->
+    parameters): (low, high) (n,) float64 and n labels such as ``"imu.accel"``.
+
+    Args:
+        params: :func:`pyflyt_like.sensors.resolve_sensors`'s result.
+        max_rate: bound on body rates [rad/s] (when the gyroscope does not saturate).
+        max_speed: bound on each velocity coordinate [m/s].
+        max_distance: bound on each position coordinate [m].
+    """
+    low: list[np.ndarray] = []
+    high: list[np.ndarray] = []
+    labels: list[str] = []
+
+    def block(label: str, bound_low, bound_high) -> None:
+        bound_low, bound_high = np.atleast_1d(bound_low), np.atleast_1d(bound_high)
+        low.append(np.asarray(bound_low, dtype=float))
+        high.append(np.asarray(bound_high, dtype=float))
+        labels.extend([label] * bound_low.shape[0])
+
+    if "imu" in params:
+        imu = params["imu"]
+        accel = imu.accelerometer_range or ACCEL_BOUND
+        gyro = imu.gyroscope_range or max_rate
+        block("imu.accel", np.full(3, -accel), np.full(3, accel))
+        block("imu.gyro", np.full(3, -gyro), np.full(3, gyro))
+    if "baro" in params:
+        ground = params["baro"].ground_altitude
+        reach = max_distance + ALTITUDE_MARGIN
+        block("baro.altitude", ground - reach, ground + reach)
+    if "mag" in params:
+        mag = params["mag"]
+        reach = (2.0 * mag.field_intensity + float(np.max(np.abs(mag.hard_iron)))
+                 + 10.0 * (mag.hard_iron_sigma + mag.noise))
+        block("mag.field", np.full(3, -reach), np.full(3, reach))
+    if "gnss" in params:
+        block("gnss.position", np.full(3, -max_distance), np.full(3, max_distance))
+        block("gnss.velocity", np.full(3, -max_speed), np.full(3, max_speed))
+        block("gnss.fix", 0.0, 1.0)
+    if "range" in params:
+        block("range.range", 0.0, params["range"].max_range)
+        block("range.valid", 0.0, 1.0)
+    return np.concatenate(low), np.concatenate(high), labels
+
+
 class SensorObserver:
     """Builds the sensor observation of one drone (layout in the module docstring).
 
@@ -88,42 +135,16 @@ class SensorObserver:
         params = component.params
         self.names = tuple(name for name in ("imu", "baro", "mag", "gnss", "range")
                            if name in params)
-        low, high, self.labels = [], [], []
-
-        def block(label: str, bound_low, bound_high) -> None:
-            bound_low, bound_high = np.atleast_1d(bound_low), np.atleast_1d(bound_high)
-            low.append(np.asarray(bound_low, dtype=float))
-            high.append(np.asarray(bound_high, dtype=float))
-            self.labels.extend([label] * bound_low.shape[0])
-
-        if "imu" in params:
-            imu = params["imu"]
-            accel = imu.accelerometer_range or ACCEL_BOUND
-            gyro = imu.gyroscope_range or max_rate
-            block("imu.accel", np.full(3, -accel), np.full(3, accel))
-            block("imu.gyro", np.full(3, -gyro), np.full(3, gyro))
-        if "baro" in params:
-            ground = params["baro"].ground_altitude
-            reach = max_distance + ALTITUDE_MARGIN
-            block("baro.altitude", ground - reach, ground + reach)
-        if "mag" in params:
-            mag = params["mag"]
-            reach = (2.0 * mag.field_intensity + float(np.max(np.abs(mag.hard_iron)))
-                     + 10.0 * (mag.hard_iron_sigma + mag.noise))
-            block("mag.field", np.full(3, -reach), np.full(3, reach))
-        if "gnss" in params:
-            block("gnss.position", np.full(3, -max_distance), np.full(3, max_distance))
-            block("gnss.velocity", np.full(3, -max_speed), np.full(3, max_speed))
-            block("gnss.fix", 0.0, 1.0)
-        if "range" in params:
-            block("range.range", 0.0, params["range"].max_range)
-            block("range.valid", 0.0, 1.0)
-        n_sensed = sum(part.shape[0] for part in low)
-        block("action", action_space.low, action_space.high)
-        block("aux", aux_low, aux_high)
-        self._low, self._high = np.concatenate(low), np.concatenate(high)
+        sensed_low, sensed_high, labels = sensor_bounds(params, max_rate, max_speed,
+                                                        max_distance)
+        n_sensed = sensed_low.shape[0]
+        k = action_space.shape[0]
+        aux_low, aux_high = np.atleast_1d(aux_low), np.atleast_1d(aux_high)
+        self.labels = labels + ["action"] * k + ["aux"] * aux_low.shape[0]
+        self._low = np.concatenate([sensed_low, action_space.low, aux_low]).astype(float)
+        self._high = np.concatenate([sensed_high, action_space.high, aux_high]).astype(float)
         self.space = spaces.Box(self._low, self._high, dtype=np.float64)
-        self._action = slice(n_sensed, n_sensed + action_space.shape[0])
+        self._action = slice(n_sensed, n_sensed + k)
         self._aux = slice(self._action.stop, self._low.shape[0])
         self._sensed = n_sensed
 

@@ -26,6 +26,7 @@ from pyflyt_like.batch.finite import world_finite
 from pyflyt_like.batch.multirotor_reset import reset_world
 from pyflyt_like.batch.pipeline import prepare, step_world
 from pyflyt_like.batch.rotations import quat_to_matrix
+from pyflyt_like.batch.sensors import reset_sensor_world, sense_counted
 from pyflyt_like.batch.world_random import next_normals, next_uniform
 from pyflyt_like.rules import action_queue
 from pyflyt_like.rules import multirotor_tasks as rules
@@ -45,7 +46,10 @@ to_setpoint = compile_shared(rules.to_setpoint)
 heading = compile_shared(rules.heading, quat_to_matrix)
 up_z_of = compile_shared(rules.up_z_of)
 _put = compile_shared(rules._put)
-observe = compile_shared(rules.observe, reference_point, quat_to_matrix, _put)
+_features = compile_shared(rules._features, reference_point, _put)
+_put_action = compile_shared(rules._put_action, _put)
+observe = compile_shared(rules.observe, _features, quat_to_matrix, _put, _put_action)
+observe_sensed = compile_shared(rules.observe_sensed, _features, _put, _put_action)
 queue_action = compile_shared(action_queue.queue_action)
 
 TaskArrays = namedtuple("TaskArrays", [
@@ -58,11 +62,12 @@ TaskArrays = namedtuple("TaskArrays", [
 #: agent_period [s]; action_low, action_high (k,) the normalised action's bounds (-1, 1);
 #: setpoint_centre, setpoint_below, setpoint_above (k,) its map to the setpoint and
 #: yaw_column (:func:`~pyflyt_like.rules.multirotor_tasks.to_setpoint`); observation_low,
-#: observation_high (size,); noise_std the observation noise's standard deviation.
+#: observation_high (size,); noise_std the observation noise's standard deviation; sensed
+#: True for ``observation="sensors"`` (the observation of the engine's sensor readings).
 TaskParams = namedtuple("TaskParams", [
     "task", "mode", "max_steps", "physics_steps", "agent_period", "action_low",
     "action_high", "setpoint_centre", "setpoint_below", "setpoint_above", "yaw_column",
-    "observation_low", "observation_high", "noise_std"])
+    "observation_low", "observation_high", "noise_std", "sensed"])
 
 
 def zeros_arrays(n_worlds: int, k: int, size: int, delay: int) -> TaskArrays:
@@ -137,8 +142,8 @@ def score_world(pos, quat, vel, task, params, w):
 
 @njit(cache=True, _nrt=False, error_model="numpy")
 def observe_world(pos, quat, vel, ang_vel, task, params, w, observation):
-    """World ``w``'s observation (size,) of its drone's state, with noise drawn from its
-    noise stream when ``params.noise_std > 0``."""
+    """World ``w``'s observation (size,) of its drone's true state, with noise drawn from
+    its noise stream when ``params.noise_std > 0``."""
     normals = task.normals[w]
     if params.noise_std > 0.0:
         next_normals(task.noise_streams, w, normals)
@@ -147,18 +152,37 @@ def observe_world(pos, quat, vel, ang_vel, task, params, w, observation):
             params.noise_std, params.observation_low, params.observation_high, observation)
 
 
+@njit(cache=True, _nrt=False, error_model="numpy")
+def observe_world_sensed(sensed, periods, task, params, w, observation):
+    """World ``w``'s observation (size,) of its drone's latest sensor readings ``sensed``
+    (flat layout, :mod:`pyflyt_like.common.sensor_readings`) of the sensors of ``periods``
+    (5,), with noise as :func:`observe_world`."""
+    normals = task.normals[w]
+    if params.noise_std > 0.0:
+        next_normals(task.noise_streams, w, normals)
+    observe_sensed(params.task, sensed, periods, task.target[w], task.curve[w],
+                   task.step_count[w] * params.agent_period, task.last_action[w], normals,
+                   params.noise_std, params.observation_low, params.observation_high,
+                   observation)
+
+
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def _observe_state(state, task, params, w, observation):
-    observe_world(state.pos[w, 0], state.quat[w, 0], state.vel[w, 0], state.ang_vel[w, 0],
-                  task, params, w, observation)
+    if params.sensed:
+        observe_world_sensed(state.sensor_readings[w, 0], state.sensor_periods, task, params,
+                             w, observation)
+    else:
+        observe_world(state.pos[w, 0], state.quat[w, 0], state.vel[w, 0],
+                      state.ang_vel[w, 0], task, params, w, observation)
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def _restart_world(state, plant, task, params, w, observation):
-    """A new episode in world ``w``: start from its stream, engine and task reset (the
-    plant is not redrawn here: the VectorEnv does it before the call)."""
+def _restart_world(state, plant, config, task, params, w, observation):
+    """A new episode in world ``w``: start from its stream, engine, sensors and task reset
+    (the plant is not redrawn here: the VectorEnv does it before the call)."""
     draw_start(task, params, w)
     reset_world(state, plant, w, task.start_pos[w], task.start_euler[w])
+    reset_sensor_world(state, w, config.gravity, config.dt, config.floor_z)
     start_task(state.pos[w, 0], task, params, w)
     _observe_state(state, task, params, w, observation)
 
@@ -166,15 +190,17 @@ def _restart_world(state, plant, task, params, w, observation):
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def _play_world(state, plant, nominal, config, noise, task, params, w, observation):
     """One agent step of world ``w`` (its clipped action in ``task.last_action[w]``);
-    returns (reward, terminated, truncated)."""
+    returns (reward, terminated, truncated). Sensors, when the engine has them, sample
+    after every physics step."""
     setpoint_of(state.quat[w, 0], task, params, w, state.setpoint[w, 0])
     prepare(state, params.mode, w)
     for _ in range(params.physics_steps):
         step_world(state, plant, nominal, config, params.mode, w, noise, 0)
+        sense_counted(state, w, config.gravity, config.dt, config.floor_z)
     if not world_finite(state, w):
         # scored nothing (a state the drone never flew to); show a valid state until the
         # next step restarts the world
-        _restart_world(state, plant, task, params, w, observation)
+        _restart_world(state, plant, config, task, params, w, observation)
         return rules.FAILURE_REWARD, True, False
     reward, terminated = score_world(state.pos[w, 0], state.quat[w, 0], state.vel[w, 0],
                                      task, params, w)
@@ -202,7 +228,7 @@ def _run_worlds(state, plant, nominal, config, noise, task, params, restart, pla
                 observation, reward, terminated, truncated, first, last):
     for w in range(first, last):
         if restart[w]:
-            _restart_world(state, plant, task, params, w, observation[w])
+            _restart_world(state, plant, config, task, params, w, observation[w])
             reward[w] = 0.0
             terminated[w] = False
             truncated[w] = False

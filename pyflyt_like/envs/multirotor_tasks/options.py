@@ -12,7 +12,9 @@ from pyflyt_like.common.validation import (
     check_positive_int,
     divisors_text,
 )
+from pyflyt_like.sensors import resolve_sensors
 
+from ..base.sensor_observation import check_observation, sensor_drone_options
 from ..base.task_options import check_episode_options
 from .actions import check_flight_mode
 
@@ -45,6 +47,13 @@ class TaskOptions:
             entry (finite, >= 0, in the entry's unit; the noisy entries are clipped to the
             observation space, so any finite value keeps them finite).
         seed: seed of the first ``reset`` that gets none: None or an int in [0, 2**63).
+        observation: ``"truth"`` (the true state) or ``"sensors"`` (the drone's sensor
+            readings instead: :func:`~pyflyt_like.rules.multirotor_tasks.observe_sensed`;
+            a GNSS receiver is required, the targets are taken relative to its fix).
+        sensors: the sensor configuration (sensor name -> preset name or parameter dict,
+            docs/sensors.md; rates must divide ``physics_hz``), mounted on the drone on
+            both engines; None: with ``observation="sensors"``
+            :data:`~pyflyt_like.envs.base.sensor_observation.DEFAULT_SENSORS`, else none.
 
     Numbers may be Python or numpy numbers; a bool or a string is never one. The checked
     values are stored as Python ints and floats.
@@ -59,6 +68,8 @@ class TaskOptions:
     action_delay_steps: int = 0
     observation_noise: float = 0.0
     seed: int | None = None
+    observation: str = "truth"
+    sensors: dict | None = None
 
     def __post_init__(self):
         if not isinstance(self.drone_model, str):
@@ -73,6 +84,14 @@ class TaskOptions:
             raise ValueError(f"agent_hz={agent_hz} must divide physics_hz={physics_hz}; "
                              f"allowed: {divisors_text(physics_hz)}")
         check_randomize(self.randomize)
+        checked["observation"] = check_observation(self.observation)
+        mounted = sensor_drone_options(checked["observation"], self.sensors, None)
+        checked["sensors"] = None if mounted is None else mounted["sensors"]
+        params = resolve_sensors(checked["sensors"], physics_hz, option="sensors")
+        if checked["observation"] == "sensors" and "gnss" not in params:
+            raise ValueError('sensors must include "gnss" with observation="sensors": the '
+                             'targets are observed relative to its fix; configured: '
+                             f"{list(params)}")
         checked.update(check_episode_options(self.max_duration_seconds,
                                              self.action_delay_steps, self.observation_noise,
                                              self.seed))
@@ -82,6 +101,11 @@ class TaskOptions:
     @property
     def physics_steps_per_action(self) -> int:
         return self.physics_hz // self.agent_hz
+
+    @property
+    def sensor_params(self) -> dict:
+        """The resolved sensor parameters (sensor name -> parameters; {}: none)."""
+        return resolve_sensors(self.sensors, self.physics_hz, option="sensors")
 
 
 OPTION_NAMES = tuple(field.name for field in fields(TaskOptions))

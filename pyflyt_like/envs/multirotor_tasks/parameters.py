@@ -5,7 +5,10 @@ body-to-world rotation matrix (9, row-major), world velocity (3) [m/s], body rat
 [rad/s], the last action (k)]`` plus Gaussian noise of standard deviation
 ``observation_noise`` on every entry, clipped to the space's bounds (10 m per relative
 coordinate, 1 per matrix entry, 30 m/s, 50 rad/s, 1 per action entry: far beyond where the
-tasks end an episode). Actions are in [-1, 1], zero the hover command
+tasks end an episode). With ``observation="sensors"`` the state's place is taken by the
+drone's sensor readings (:func:`pyflyt_like.rules.multirotor_tasks.observe_sensed`, bounds
+of :func:`pyflyt_like.envs.base.sensor_observation.sensor_bounds`, GNSS positions within
+10 m). Actions are in [-1, 1], zero the hover command
 (:mod:`.actions`), held for ``physics_hz / agent_hz`` physics steps after
 ``action_delay_steps`` agent steps.
 """
@@ -19,6 +22,7 @@ from pyflyt_like.common.multirotor_model import MultirotorModel
 from pyflyt_like.common.validation import check_choice
 from pyflyt_like.rules import multirotor_tasks as rules
 
+from ..base.sensor_observation import sensor_bounds
 from .actions import hover_centred_scaling
 from .kernels import TaskParams
 from .options import TaskOptions
@@ -44,8 +48,16 @@ def task_parameters(task: int, options: TaskOptions, model: MultirotorModel,
     [m/s^2]; both engines build theirs here."""
     scaling = hover_centred_scaling(model, options.flight_mode, gravity)
     k = scaling.size
-    high = np.concatenate((np.full(rules.FEATURE_SIZES[task], MAX_RELATIVE), np.ones(9),
-                           np.full(3, MAX_SPEED), np.full(3, MAX_RATE), np.ones(k)))
+    features = np.full(rules.FEATURE_SIZES[task], MAX_RELATIVE)
+    sensed = options.observation == "sensors"
+    if sensed:
+        state_low, state_high, _ = sensor_bounds(options.sensor_params, MAX_RATE, MAX_SPEED,
+                                                 MAX_RELATIVE)
+    else:
+        state_high = np.concatenate((np.ones(9), np.full(3, MAX_SPEED), np.full(3, MAX_RATE)))
+        state_low = -state_high
+    low = np.concatenate((-features, state_low, -np.ones(k)))
+    high = np.concatenate((features, state_high, np.ones(k)))
     duration = (options.max_duration_seconds if options.max_duration_seconds is not None
                 else rules.DURATIONS[task])
     params = TaskParams(
@@ -54,9 +66,9 @@ def task_parameters(task: int, options: TaskOptions, model: MultirotorModel,
         physics_steps=options.physics_steps_per_action, agent_period=1.0 / options.agent_hz,
         action_low=-np.ones(k), action_high=np.ones(k), setpoint_centre=scaling.centre,
         setpoint_below=scaling.below, setpoint_above=scaling.above,
-        yaw_column=scaling.yaw_column, observation_low=-high, observation_high=high,
-        noise_std=options.observation_noise)
-    observation = spaces.Box(-high.astype(np.float32), high.astype(np.float32),
+        yaw_column=scaling.yaw_column, observation_low=low, observation_high=high,
+        noise_std=options.observation_noise, sensed=sensed)
+    observation = spaces.Box(low.astype(np.float32), high.astype(np.float32),
                              dtype=np.float32)
     return params, observation, spaces.Box(-1.0, 1.0, (k,), np.float32)
 
@@ -75,7 +87,10 @@ def estimated_bytes(n_worlds: int, feature_size: int, action_size: int,
     float32 observation and the copy each call returns, the noise draws, the ring of
     pending actions ((delay + 1, W, k) float64), the last action, the actions' copy and the
     task's per-world arrays (targets, curves, draws, counters)."""
-    observation_size = feature_size + STATE_SIZE + action_size
+    params = options.sensor_params
+    sensed = (sensor_bounds(params, MAX_RATE, MAX_SPEED, MAX_RELATIVE)[0].shape[0]
+              if options.observation == "sensors" else STATE_SIZE)
+    observation_size = feature_size + sensed + action_size
     per_world = (4 * 2 * observation_size + 8 * observation_size
                  + 8 * action_size * (options.action_delay_steps + 3)
                  + 8 * (3 + 9 + rules.START_DRAWS + 6 + 12))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from pyflyt_like.batch.randomization import check_randomize
+from pyflyt_like.common.sensor_readings import READINGS_SIZE, pack_readings
 from pyflyt_like.core import Aviary
 
 # What PyBullet can change on a built body; the batched engine draws the other keys.
@@ -23,10 +24,13 @@ class PyBulletDrone:
         randomize: None, or ranges for ``mass`` and ``inertia`` (factors, as the batched
             engine's), applied with ``changeDynamics`` at every reset.
         render: open PyBullet's GUI.
+        sensors: the sensor configuration mounted on the drone (``drone_options["sensors"]``),
+            or None; :meth:`reset` and :meth:`step` then lay its latest readings out in
+            ``sensed`` (:mod:`pyflyt_like.common.sensor_readings`).
     """
 
     def __init__(self, drone_model: str, mode: int, physics_hz: int, randomize: dict | None,
-                 render: bool = False):
+                 render: bool = False, sensors: dict | None = None):
         self.randomize = check_randomize(randomize)
         unsupported = sorted(set(self.randomize) - set(TWIN_RANDOMIZE_KEYS))
         if unsupported:
@@ -34,7 +38,8 @@ class PyBulletDrone:
                              f"only; the PyBullet twin randomises {list(TWIN_RANDOMIZE_KEYS)}")
         self.aviary = Aviary(np.array([[0.0, 0.0, 1.0]]), np.zeros((1, 3)),
                              drone_type="multirotor", physics_hz=physics_hz,
-                             drone_options=dict(drone_model=drone_model, control_hz=physics_hz),
+                             drone_options=dict(drone_model=drone_model, control_hz=physics_hz,
+                                                sensors=sensors),
                              render=render, seed=0)
         self.drone = self.aviary.drones[0]
         self.model = self.drone.model
@@ -43,6 +48,8 @@ class PyBulletDrone:
         self.aviary.set_mode(mode)
         self.pos, self.quat = np.zeros(3), np.array((0.0, 0.0, 0.0, 1.0))
         self.vel, self.ang_vel = np.zeros(3), np.zeros(3)
+        self.sensed = np.zeros(READINGS_SIZE)
+        self._sensors = sensors
 
     def reset(self, start_pos: np.ndarray, start_euler: np.ndarray, seed: int,
               rng: np.random.Generator) -> None:
@@ -81,6 +88,8 @@ class PyBulletDrone:
         self.quat[:] = drone.quaternion
         self.vel[:] = drone.world_velocity
         self.ang_vel[:] = drone.state[0]
+        if self._sensors:
+            pack_readings(self.aviary.read_sensors(0), self.sensed)
 
     def show(self, pos: np.ndarray, quat: np.ndarray) -> None:
         """Place the drone at ``pos`` (3,) [m] with ``quat`` (4,) (x, y, z, w), for pictures."""

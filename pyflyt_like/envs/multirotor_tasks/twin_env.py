@@ -10,6 +10,7 @@ import numpy as np
 from pyflyt_like.batch.world_random import world_streams
 from pyflyt_like.common.validation import check_seed
 from pyflyt_like.core.abstractions.camera import make_chase_camera
+from pyflyt_like.sensors.config import sensor_periods
 
 from ..base.rendering import DEFAULT_RENDER_RESOLUTION, check_render_mode, check_render_resolution
 from . import kernels
@@ -50,7 +51,8 @@ class MultirotorTwinEnv(gymnasium.Env):
         self.task_name, number = task, task_number(task)
         self.world = PyBulletDrone(self.options.drone_model, self.options.flight_mode,
                                    self.options.physics_hz, self.options.randomize,
-                                   render=self.render_mode == "human")
+                                   render=self.render_mode == "human",
+                                   sensors=self.options.sensors)
         self.params, self.observation_space, self.action_space = task_parameters(
             number, self.options, self.world.model, self.world.gravity)
         k, size = self.action_space.shape[0], self.observation_space.shape[0]
@@ -59,6 +61,7 @@ class MultirotorTwinEnv(gymnasium.Env):
         self._action = np.zeros((1, k))
         self._setpoint = np.zeros(k)
         self._observation = np.zeros(size, np.float32)
+        self._sensor_periods = sensor_periods(self.options.sensor_params)
         self.metadata = {**self.metadata, "render_fps": self.options.agent_hz}
         self._camera = (make_chase_camera(self.world.aviary, self.world.drone, resolution)
                         if self.render_mode == "rgb_array" else None)
@@ -122,8 +125,12 @@ class MultirotorTwinEnv(gymnasium.Env):
 
     def _observe(self) -> None:
         world = self.world
-        kernels.observe_world(world.pos, world.quat, world.vel, world.ang_vel, self.task,
-                              self.params, 0, self._observation)
+        if self.params.sensed:
+            kernels.observe_world_sensed(world.sensed, self._sensor_periods, self.task,
+                                         self.params, 0, self._observation)
+        else:
+            kernels.observe_world(world.pos, world.quat, world.vel, world.ang_vel, self.task,
+                                  self.params, 0, self._observation)
 
     def _info(self) -> dict[str, Any]:
         return {key: value[0].item() for key, value in self._infos.items()}

@@ -74,7 +74,7 @@ class MultirotorVectorEnv(VectorEnv):
         self.sim = BatchedAviary(n_worlds=self.num_envs, n_drones=1,
                                  drone_model=options.drone_model, mode=options.flight_mode,
                                  physics_hz=options.physics_hz, control_hz=options.physics_hz,
-                                 randomize=options.randomize)
+                                 randomize=options.randomize, sensors=options.sensors)
         self.params, self.single_observation_space, self.single_action_space = \
             task_parameters(number, options, self.sim.model, self.sim.gravity)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
@@ -128,6 +128,9 @@ class MultirotorVectorEnv(VectorEnv):
             seed_vector_env(self, seeds)
             self.task.streams[:] = world_streams(self.np_random, self.num_envs)
             self.task.noise_streams[:] = world_streams(self.np_random, self.num_envs)
+            if self.options.sensors:  # drawn after the others: the episodes stay the same
+                state = self._kernel_arguments[0]
+                state.sensor_streams[:] = world_streams(self.np_random, self.num_envs)
             if self.options.randomize:
                 self.sim.rng = np.random.default_rng(int(self.np_random.integers(2**63)))
         self._call(self._actions, mask, play=False)
@@ -230,5 +233,5 @@ def _check_env_memory(num_envs: int, feature_size: int, options: TaskOptions) ->
     delay = options.action_delay_steps
     check_memory(f"num_envs={num_envs}" + (f" with action_delay_steps={delay}" if delay else ""),
                  estimated_bytes(num_envs, feature_size, k, options)
-                 + engine_bytes(num_envs, 1, n_rotors),
+                 + engine_bytes(num_envs, 1, n_rotors, options.sensor_params),
                  hint="use fewer envs" + (" or a shorter delay" if delay else ""))

@@ -125,7 +125,8 @@ def _params(task: int, noise_std: float = 0.0) -> kernels.TaskParams:
         task=task, mode=1, max_steps=500, physics_steps=10, agent_period=0.02,
         action_low=-np.ones(4), action_high=np.ones(4), setpoint_centre=np.zeros(4),
         setpoint_below=np.ones(4), setpoint_above=np.ones(4), yaw_column=2,
-        observation_low=-high, observation_high=high, noise_std=noise_std)
+        observation_low=-high, observation_high=high, noise_std=noise_std,
+        sensed=False)
 
 
 def _curve(amplitude=(0.8, 0.4, 0.1), period=7.0, phase=(0.3, 1.2, 2.0)) -> np.ndarray:

@@ -1,0 +1,53 @@
+"""The flat layout of one drone's latest sensor readings, shared by both engines.
+
+The batched engine keeps each drone's readings in this layout
+(``sensor_readings[w, d]``, :mod:`pyflyt_like.batch.sensors`), and the tasks observe
+readings in it on either engine (:func:`pack_readings` lays out a PyBullet drone's
+``read_sensors`` dict the same way). Per sensor, in the order of
+:data:`pyflyt_like.sensors.config.SENSOR_NAMES` (imu, baro, mag, gnss, range):
+
+====================  =====  ======================================
+reading               width  unit, frame
+====================  =====  ======================================
+imu accel             3      m/s^2, sensor frame (specific force)
+imu gyro              3      rad/s, sensor frame
+baro pressure         1      Pa
+baro altitude         1      m above sea level
+mag field             3      uT, body
+gnss position         3      m, world (ENU)
+gnss velocity         3      m/s, world
+gnss fix              1      1.0 or 0.0
+range range           1      m
+range valid           1      1.0 or 0.0
+====================  =====  ======================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+ACCEL, GYRO, PRESSURE, ALTITUDE, FIELD = 0, 3, 6, 7, 8
+POSITION, VELOCITY, FIX, DISTANCE, VALID = 11, 14, 17, 18, 19
+READINGS_SIZE = 20
+#: Sensor name -> reading name -> (first index, width, kind) in the layout.
+READINGS = {
+    "imu": {"accel": (ACCEL, 3, float), "gyro": (GYRO, 3, float)},
+    "baro": {"pressure": (PRESSURE, 1, float), "altitude": (ALTITUDE, 1, float)},
+    "mag": {"field": (FIELD, 3, float)},
+    "gnss": {"position": (POSITION, 3, float), "velocity": (VELOCITY, 3, float),
+             "fix": (FIX, 1, bool)},
+    "range": {"range": (DISTANCE, 1, float), "valid": (VALID, 1, bool)},
+}
+
+
+def pack_readings(readings: Mapping[str, Mapping[str, Any]], out: np.ndarray) -> np.ndarray:
+    """Write a ``read_sensors`` dict (sensor name -> reading name -> value; the sensors
+    present) into ``out`` (:data:`READINGS_SIZE`,) float64 and return it; the entries of
+    absent sensors are left as they are, bools written as 1.0 or 0.0."""
+    for name, entry in readings.items():
+        for key, (start, width, _kind) in READINGS[name].items():
+            out[start:start + width] = entry[key]
+    return out
