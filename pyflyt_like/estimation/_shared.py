@@ -50,11 +50,6 @@ def matrix(quaternion: np.ndarray) -> np.ndarray:
     return np.array(quat_to_matrix(*quaternion)).reshape(3, 3)
 
 
-def skew(v: np.ndarray) -> np.ndarray:
-    """(3, 3) matrix of the cross product ``v x .``."""
-    return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
-
-
 def matrix_to_quat(r: np.ndarray) -> np.ndarray:
     """Unit quaternion (x, y, z, w), w >= 0, of the rotation matrix ``r`` (3, 3)."""
     trace = r[0, 0] + r[1, 1] + r[2, 2]

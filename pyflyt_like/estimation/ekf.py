@@ -26,7 +26,6 @@ from typing import Any
 
 import numpy as np
 
-from pyflyt_like.common.rotations import quat_times_rotation
 from pyflyt_like.common.validation import check_finite
 from pyflyt_like.sensors import (
     BarometerParams,
@@ -37,17 +36,16 @@ from pyflyt_like.sensors import (
     isa_pressure,
 )
 
+from . import ekf_maths as maths
 from ._shared import (
     check_dt,
     check_params,
     is_new,
     level_and_heading,
-    matrix,
     mount_rotation,
     readings_mapping,
     scalar,
     sensor_parameters,
-    skew,
     unit_quaternion,
     vector,
     world_field,
@@ -161,15 +159,15 @@ class ErrorStateEkf:
             raise ValueError("estimate_baro_bias=True needs baro_params")
         self.estimates_mag_bias, self.estimates_baro_bias = mag_bias, baro_bias
         n = 15
-        self._ibm = slice(n, n + 3) if mag_bias else None
+        # the optional error states' indices, -1 when not estimated (as ekf_maths takes them)
+        self._ibm = n if mag_bias else -1
         n += 3 if mag_bias else 0
-        self._ibb = n if baro_bias else None
+        self._ibb = n if baro_bias else -1
         n += 1 if baro_bias else 0
         #: The error state's size (15 to 19).
         self.size = n
         self._noise_models()
         self._mount = mount_rotation(self.imu)
-        self._g = np.array([0.0, 0.0, -self.gravity])
         self.reset()
 
     # --- set-up ------------------------------------------------------------------------
@@ -180,14 +178,15 @@ class ErrorStateEkf:
         # quantisation: uniform error of one LSB, variance step^2 / 12 per sample, as an
         # extra white noise density step^2 / 12 * dt [(unit)^2 / Hz]
         dt_imu = imu.dt
-        self._na2 = max(imu.accelerometer_noise_density ** 2
-                        + imu.accelerometer_resolution ** 2 / 12.0 * dt_imu,
-                        MIN_ACCEL_DENSITY ** 2)
-        self._ng2 = max(imu.gyroscope_noise_density ** 2
-                        + imu.gyroscope_resolution ** 2 / 12.0 * dt_imu,
-                        MIN_GYRO_DENSITY ** 2)
-        self._ka2 = max(imu.accelerometer_random_walk, MIN_ACCEL_WALK) ** 2
-        self._kg2 = max(imu.gyroscope_random_walk, MIN_GYRO_WALK) ** 2
+        #: (4,) the process noise densities squared: accelerometer and gyroscope white
+        #: noise [(m/s^2)^2/Hz, (rad/s)^2/Hz], then their random walks.
+        self.process_noise = np.array([
+            max(imu.accelerometer_noise_density ** 2
+                + imu.accelerometer_resolution ** 2 / 12.0 * dt_imu, MIN_ACCEL_DENSITY ** 2),
+            max(imu.gyroscope_noise_density ** 2
+                + imu.gyroscope_resolution ** 2 / 12.0 * dt_imu, MIN_GYRO_DENSITY ** 2),
+            max(imu.accelerometer_random_walk, MIN_ACCEL_WALK) ** 2,
+            max(imu.gyroscope_random_walk, MIN_GYRO_WALK) ** 2])
         gnss = self.gnss
         # the Gauss-Markov error counts as extra white noise (its variance added): the
         # filter does not model its correlation, so it trusts a biased fix a little too
@@ -198,6 +197,11 @@ class ErrorStateEkf:
             np.array([horizontal, horizontal, vertical]).clip(MIN_POSITION_SIGMA) ** 2,
             np.full(3, max(gnss.velocity_noise, MIN_VELOCITY_SIGMA) ** 2)]))
         self._latency = gnss.latency / gnss.update_rate  # [s]
+        # the barometer drift's time constant [s] and sigma [m] (unused without its state)
+        self._drift_tau, self._drift_m = 1.0, 0.0
+        self._r_baro = 0.0
+        self._field, self._hard_iron = np.zeros(3), np.zeros(3)
+        self._r_mag = np.zeros((3, 3))
         if self.baro is not None:
             baro = self.baro
             # metres per pascal at the ground: the slope of the firmware's altitude formula
@@ -205,7 +209,7 @@ class ErrorStateEkf:
             self._m_per_pa = abs(isa_altitude(p_ground - 1.0) - isa_altitude(p_ground))
             white = baro.pressure_noise * self._m_per_pa
             drift = baro.drift_sigma * self._m_per_pa
-            self._drift_m = drift
+            self._drift_tau, self._drift_m = baro.drift_time_constant, drift
             self._r_baro = max(white if self.estimates_baro_bias else math.hypot(white, drift),
                                MIN_ALTITUDE_SIGMA) ** 2
         if self.mag is not None:
@@ -219,13 +223,17 @@ class ErrorStateEkf:
     def reset(self) -> None:
         """Forget the estimate: the filter waits for :meth:`initialise` (or the first
         readings of :meth:`feed`), unless ``initial`` gave the whole state."""
-        self._p = np.zeros(3)
-        self._v = np.zeros(3)
-        self._q = np.array([0.0, 0.0, 0.0, 1.0])
-        self._ba, self._bg, self._bm_est = np.zeros(3), np.zeros(3), np.zeros(3)
-        self._bbaro = 0.0
-        self._cov = np.zeros((self.size, self.size))
-        self._accel_world = np.zeros(3)
+        #: The nominal state, flat (layout of :mod:`.ekf_maths`); the attributes below are
+        #: views of it.
+        self.nominal = np.zeros(maths.NOMINAL_SIZE)
+        self.nominal[maths.Q + 3] = 1.0
+        x = self.nominal
+        self._p, self._v = x[maths.P:maths.P + 3], x[maths.V:maths.V + 3]
+        self._q = x[maths.Q:maths.Q + 4]
+        self._ba, self._bg = x[maths.BA:maths.BA + 3], x[maths.BG:maths.BG + 3]
+        self._bm_est = x[maths.BM:maths.BM + 3]
+        #: The error state's covariance (size, size), updated in place.
+        self.covariance = np.zeros((self.size, self.size))
         self._time = math.nan
         self._last = dict.fromkeys(("imu", "gnss", "baro", "mag"), math.nan)
         self._imu_previous: tuple[np.ndarray, np.ndarray] | None = None
@@ -266,7 +274,7 @@ class ErrorStateEkf:
         self._start(vector("position", position, 3), vector("velocity", velocity, 3), quat)
 
     def _start(self, position: np.ndarray, velocity: np.ndarray, quat: np.ndarray) -> None:
-        self._p, self._v, self._q = position.copy(), velocity.copy(), quat.copy()
+        self._p[:], self._v[:], self._q[:] = position, velocity, quat
         imu, gnss = self.imu, self.gnss
         # initial standard deviations: the sensors' figures where they bound the error
         pos = max(math.hypot(gnss.horizontal_noise, gnss.correlated_horizontal), 0.1)
@@ -276,11 +284,11 @@ class ErrorStateEkf:
         sigmas = [pos, pos, pos_z, vel, vel, vel, tilt, tilt, math.radians(10.0)]
         sigmas += [max(imu.accelerometer_turn_on_bias, 0.02)] * 3
         sigmas += [max(imu.gyroscope_turn_on_bias, math.radians(0.1))] * 3
-        if self._ibm is not None:
+        if self._ibm >= 0:
             sigmas += [self.mag.hard_iron_sigma] * 3
-        if self._ibb is not None:
+        if self._ibb >= 0:
             sigmas += [self._drift_m]
-        self._cov = np.diag(np.square(sigmas))
+        self.covariance[:] = np.diag(np.square(sigmas))
         self.initialised = True
 
     # --- the filter ----------------------------------------------------------------------
@@ -296,34 +304,9 @@ class ErrorStateEkf:
         self._require_initialised("predict")
         if dt == 0.0:
             return
-        force = self._mount @ accel_s - self._ba
-        rate = self._mount @ gyro_s - self._bg
-        rot = matrix(self._q)
-        accel_w = rot @ force + self._g
-        self._p += self._v * dt + 0.5 * accel_w * dt * dt
-        self._v += accel_w * dt
-        self._q = np.array(quat_times_rotation(*self._q, *(rate * dt)))
-        self._accel_world = accel_w
-
-        n = self.size
-        f = np.eye(n)
-        f[0:3, 3:6] = np.eye(3) * dt
-        f[3:6, 6:9] = -rot @ skew(force) * dt
-        f[3:6, 9:12] = -rot * dt
-        f[6:9, 6:9] = _rotation(-rate * dt)  # Exp(w dt)^T
-        f[6:9, 12:15] = -np.eye(3) * dt
-        q = np.zeros(n)
-        q[3:6] = self._na2 * dt
-        q[6:9] = self._ng2 * dt
-        q[9:12] = self._ka2 * dt
-        q[12:15] = self._kg2 * dt
-        if self._ibb is not None:
-            phi = math.exp(-dt / self.baro.drift_time_constant)
-            f[self._ibb, self._ibb] = phi
-            q[self._ibb] = self._drift_m ** 2 * (1.0 - phi * phi)
-        cov = f @ self._cov @ f.T
-        cov[np.diag_indices(n)] += q
-        self._cov = 0.5 * (cov + cov.T)
+        maths.predict(self.nominal, self.covariance, accel_s, gyro_s, dt, self._mount,
+                      self.gravity, self.process_noise, self._ibb, self._drift_tau,
+                      self._drift_m)
 
     def update_gnss(self, position: object, velocity: object) -> None:
         """Fuse a GNSS fix: ``position`` (3,) [m, world] and ``velocity`` (3,) [m/s],
@@ -332,15 +315,8 @@ class ErrorStateEkf:
         z_p = vector("position", position, 3)
         z_v = vector("velocity", velocity, 3)
         self._require_initialised("update_gnss")
-        lag = self._latency
-        expected_p = self._p - self._v * lag + 0.5 * self._accel_world * lag * lag
-        expected_v = self._v - self._accel_world * lag
-        h = np.zeros((6, self.size))
-        h[0:3, 0:3] = np.eye(3)
-        h[0:3, 3:6] = -np.eye(3) * lag
-        h[3:6, 3:6] = np.eye(3)
-        residual = np.concatenate([z_p - expected_p, z_v - expected_v])
-        self._update(residual, h, self._r_gnss)
+        maths.update_gnss(self.nominal, self.covariance, z_p, z_v, self._latency,
+                          self._r_gnss, self._ibm, self._ibb)
 
     def update_baro(self, altitude: object) -> None:
         """Fuse a barometric ``altitude`` [m above sea level]: ``altitude -
@@ -350,13 +326,8 @@ class ErrorStateEkf:
             raise ValueError("update_baro needs baro_params (the filter was built without "
                              "a barometer)")
         self._require_initialised("update_baro")
-        h = np.zeros((1, self.size))
-        h[0, 2] = 1.0
-        expected = self._p[2] + self.baro.ground_altitude
-        if self._ibb is not None:
-            h[0, self._ibb] = 1.0
-            expected += self._bbaro
-        self._update(np.array([z - expected]), h, np.array([[self._r_baro]]))
+        maths.update_baro(self.nominal, self.covariance, z, self.baro.ground_altitude,
+                          self._r_baro, self._ibm, self._ibb)
 
     def update_mag(self, field: object) -> None:
         """Fuse a magnetometer sample ``field`` (3,) [uT, body], the full vector against
@@ -367,36 +338,8 @@ class ErrorStateEkf:
             raise ValueError("update_mag needs mag_params (the filter was built without a "
                              "magnetometer)")
         self._require_initialised("update_mag")
-        predicted = matrix(self._q).T @ self._field
-        h = np.zeros((3, self.size))
-        # R_true^T B = (I - [dtheta]x) R^T B = R^T B + [R^T B]x dtheta
-        h[:, 6:9] = skew(predicted)
-        expected = predicted + self._hard_iron
-        if self._ibm is not None:
-            h[:, self._ibm] = np.eye(3)
-            expected = expected + self._bm_est
-        self._update(m - expected, h, self._r_mag)
-
-    def _update(self, residual: np.ndarray, h: np.ndarray, r: np.ndarray) -> None:
-        """Kalman update in Joseph form, then injection and reset of the error."""
-        cov = self._cov
-        ph = cov @ h.T
-        s = h @ ph + r
-        gain = np.linalg.solve(s, ph.T).T  # P H^T S^-1 (S symmetric)
-        dx = gain @ residual
-        ikh = np.eye(self.size) - gain @ h
-        cov = ikh @ cov @ ikh.T + gain @ r @ gain.T
-        self._cov = 0.5 * (cov + cov.T)
-        # injection; the reset Jacobian is taken as identity (dtheta is small)
-        self._p += dx[0:3]
-        self._v += dx[3:6]
-        self._q = np.array(quat_times_rotation(*self._q, *dx[6:9]))
-        self._ba += dx[9:12]
-        self._bg += dx[12:15]
-        if self._ibm is not None:
-            self._bm_est += dx[self._ibm]
-        if self._ibb is not None:
-            self._bbaro += float(dx[self._ibb])
+        maths.update_mag(self.nominal, self.covariance, m, self._field, self._hard_iron,
+                         self._r_mag, self._ibm, self._ibb)
 
     # --- readings ------------------------------------------------------------------------
 
@@ -474,7 +417,7 @@ class ErrorStateEkf:
         """The estimate (:class:`EkfState`, copies)."""
         return EkfState(self._time, self._p.copy(), self._v.copy(), self._q.copy(),
                         self._ba.copy(), self._bg.copy(), self._bm_est.copy(),
-                        float(self._bbaro), self._cov.copy())
+                        float(self.nominal[maths.BB]), self.covariance.copy())
 
     @property
     def position(self) -> np.ndarray:
@@ -505,16 +448,6 @@ class ErrorStateEkf:
         params = sensor_parameters(params, "ErrorStateEkf", "it predicts from the IMU")
         return cls(params["imu"], params.get("gnss"), params.get("baro"), params.get("mag"),
                    **options)
-
-
-def _rotation(r: np.ndarray) -> np.ndarray:
-    """(3, 3) rotation matrix Exp(r) of the rotation vector ``r`` [rad] (Rodrigues)."""
-    angle = float(np.linalg.norm(r))
-    k = skew(r)
-    if angle < 1e-9:
-        return np.eye(3) + k + 0.5 * k @ k
-    return (np.eye(3) + math.sin(angle) / angle * k
-            + (1.0 - math.cos(angle)) / (angle * angle) * k @ k)
 
 
 def _flag(name: str, value: object, default: bool) -> bool:

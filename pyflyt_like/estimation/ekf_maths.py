@@ -1,0 +1,180 @@
+"""The error-state EKF's prediction and updates on flat arrays: the one home of its maths.
+
+:class:`~pyflyt_like.estimation.ekf.ErrorStateEkf` calls these functions as they are (numpy);
+the PyBullet vehicles' onboard estimator runs them compiled by numba
+(:mod:`pyflyt_like.compiled.onboard`), which is why they take arrays and numbers only, write
+their results in place and call no Python object. The equations and their sources are in
+docs/estimation.md and :mod:`pyflyt_like.estimation.ekf`.
+
+Arrays:
+
+- ``x`` (:data:`NOMINAL_SIZE`,) the nominal state: position at :data:`P` [m, world], velocity
+  at :data:`V` [m/s, world], quaternion at :data:`Q` (x, y, z, w) body to world,
+  accelerometer bias at :data:`BA` [m/s^2], gyroscope bias at :data:`BG` [rad/s],
+  magnetometer hard-iron residual at :data:`BM` [uT], barometer drift at :data:`BB` [m], and
+  the last world acceleration at :data:`AW` [m/s^2] (the GNSS latency's extrapolation);
+- ``cov`` (n, n) the error state's covariance, n = 15 to 19: (dp, dv, dtheta, db_a, db_g,
+  [db_m at ``ibm``], [db_b at ``ibb``]); ``ibm``, ``ibb`` are -1 when not estimated.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from pyflyt_like.common.rotations import quat_times_rotation, quat_to_matrix
+
+#: Where each part of the nominal state starts (a 3-vector but Q, 4, and BB, 1).
+P, V, Q, BA, BG, BM, BB, AW = 0, 3, 6, 10, 13, 16, 19, 20
+NOMINAL_SIZE = 23
+
+
+def rotation_of(x):
+    """(3, 3) body-to-world rotation of the nominal quaternion ``x[Q:Q + 4]``."""
+    m = quat_to_matrix(x[6], x[7], x[8], x[9])
+    out = np.empty((3, 3))
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = m[3 * i + j]
+    return out
+
+
+def skew(v):
+    """(3, 3) matrix of the cross product ``v x .``."""
+    out = np.zeros((3, 3))
+    out[0, 1], out[0, 2] = -v[2], v[1]
+    out[1, 0], out[1, 2] = v[2], -v[0]
+    out[2, 0], out[2, 1] = -v[1], v[0]
+    return out
+
+
+def exp_rotation(r):
+    """(3, 3) rotation matrix Exp(r) of the rotation vector ``r`` (3,) [rad] (Rodrigues)."""
+    angle = math.sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2])
+    k = skew(r)
+    if angle < 1e-9:
+        return np.eye(3) + k + 0.5 * (k @ k)
+    return (np.eye(3) + math.sin(angle) / angle * k
+            + (1.0 - math.cos(angle)) / (angle * angle) * (k @ k))
+
+
+def turn(x, rx, ry, rz):
+    """Turn the nominal quaternion by the body-frame rotation vector (rx, ry, rz) [rad]."""
+    qx, qy, qz, qw = quat_times_rotation(x[6], x[7], x[8], x[9], rx, ry, rz)
+    x[6], x[7], x[8], x[9] = qx, qy, qz, qw
+
+
+def predict(x, cov, accel, gyro, dt, mount, gravity, noise, ibb, drift_tau, drift_m):
+    """Propagate ``x`` and ``cov`` ``dt`` [s] on with one IMU sample, in place.
+
+    Args:
+        accel, gyro: (3,) specific force [m/s^2] and rates [rad/s] in the sensor frame.
+        mount: (3, 3) sensor-to-body rotation.
+        gravity: its magnitude [m/s^2] (along world -z).
+        noise: (4,) the process noise densities squared: accelerometer white, gyroscope
+            white, accelerometer random walk, gyroscope random walk.
+        ibb, drift_tau, drift_m: the barometer drift's index (-1: none), time constant [s]
+            and standard deviation [m].
+    """
+    force = mount @ accel - x[BA:BA + 3]
+    rate = mount @ gyro - x[BG:BG + 3]
+    rot = rotation_of(x)
+    accel_w = rot @ force
+    accel_w[2] -= gravity
+    x[P:P + 3] += x[V:V + 3] * dt + 0.5 * accel_w * dt * dt
+    x[V:V + 3] += accel_w * dt
+    turn(x, rate[0] * dt, rate[1] * dt, rate[2] * dt)
+    x[AW:AW + 3] = accel_w
+
+    n = cov.shape[0]
+    f = np.eye(n)
+    for i in range(3):
+        f[i, 3 + i] = dt
+        f[6 + i, 12 + i] = -dt
+    f[3:6, 6:9] = -(rot @ skew(force)) * dt
+    f[3:6, 9:12] = -rot * dt
+    f[6:9, 6:9] = exp_rotation(-rate * dt)  # Exp(w dt)^T
+    q = np.zeros(n)
+    q[3:6] = noise[0] * dt
+    q[6:9] = noise[1] * dt
+    q[9:12] = noise[2] * dt
+    q[12:15] = noise[3] * dt
+    if ibb >= 0:
+        phi = math.exp(-dt / drift_tau)
+        f[ibb, ibb] = phi
+        q[ibb] = drift_m * drift_m * (1.0 - phi * phi)
+    propagated = f @ cov @ f.T
+    for i in range(n):
+        propagated[i, i] += q[i]
+    cov[:, :] = 0.5 * (propagated + propagated.T)
+
+
+def update(x, cov, residual, h, r, ibm, ibb):
+    """Kalman update in Joseph form of ``residual`` (m,) with the Jacobian ``h`` (m, n) and
+    measurement covariance ``r`` (m, m), then injection of the error into ``x`` (the reset
+    Jacobian taken as identity: dtheta is small) — in place."""
+    n = cov.shape[0]
+    ph = cov @ h.T
+    s = h @ ph + r
+    gain = np.linalg.solve(s, ph.T).T  # P H^T S^-1 (S symmetric)
+    dx = gain @ residual
+    ikh = np.eye(n) - gain @ h
+    joseph = ikh @ cov @ ikh.T + gain @ r @ gain.T
+    cov[:, :] = 0.5 * (joseph + joseph.T)
+    x[P:P + 3] += dx[0:3]
+    x[V:V + 3] += dx[3:6]
+    turn(x, dx[6], dx[7], dx[8])
+    x[BA:BA + 3] += dx[9:12]
+    x[BG:BG + 3] += dx[12:15]
+    if ibm >= 0:
+        x[BM:BM + 3] += dx[ibm:ibm + 3]
+    if ibb >= 0:
+        x[BB] += dx[ibb]
+
+
+def update_gnss(x, cov, position, velocity, lag, r_gnss, ibm, ibb):
+    """Fuse a GNSS fix ``position`` (3,) [m] and ``velocity`` (3,) [m/s], measured ``lag``
+    [s] ago (compared with the state extrapolated back along its velocity and last
+    acceleration); ``r_gnss`` (6, 6)."""
+    n = cov.shape[0]
+    h = np.zeros((6, n))
+    residual = np.empty(6)
+    for i in range(3):
+        h[i, i] = 1.0
+        h[i, 3 + i] = -lag
+        h[3 + i, 3 + i] = 1.0
+        residual[i] = position[i] - (x[i] - x[3 + i] * lag + 0.5 * x[20 + i] * lag * lag)
+        residual[3 + i] = velocity[i] - (x[3 + i] - x[20 + i] * lag)
+    update(x, cov, residual, h, r_gnss, ibm, ibb)
+
+
+def update_baro(x, cov, altitude, ground_altitude, r_baro, ibm, ibb):
+    """Fuse a barometric ``altitude`` [m above sea level]: ``altitude - ground_altitude``
+    measures world z (plus the drift when estimated); ``r_baro`` its variance [m^2]."""
+    h = np.zeros((1, cov.shape[0]))
+    h[0, 2] = 1.0
+    expected = x[2] + ground_altitude
+    if ibb >= 0:
+        h[0, ibb] = 1.0
+        expected += x[BB]
+    residual = np.empty(1)
+    residual[0] = altitude - expected
+    r = np.empty((1, 1))
+    r[0, 0] = r_baro
+    update(x, cov, residual, h, r, ibm, ibb)
+
+
+def update_mag(x, cov, field, world_field, hard_iron, r_mag, ibm, ibb):
+    """Fuse a magnetometer sample ``field`` (3,) [uT, body] against ``R^T B + hard_iron
+    (+ b_m)``, ``world_field`` B (3,) [uT, world]; ``r_mag`` (3, 3)."""
+    predicted = rotation_of(x).T @ world_field
+    h = np.zeros((3, cov.shape[0]))
+    # R_true^T B = (I - [dtheta]x) R^T B = R^T B + [R^T B]x dtheta
+    h[:, 6:9] = skew(predicted)
+    expected = predicted + hard_iron
+    if ibm >= 0:
+        for i in range(3):
+            h[i, ibm + i] = 1.0
+        expected += x[BM:BM + 3]
+    update(x, cov, field - expected, h, r_mag, ibm, ibb)
