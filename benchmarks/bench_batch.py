@@ -57,7 +57,7 @@ def cache_files(folder: Path) -> dict[str, float]:
 def first_call(cache_dir: str | None) -> tuple[float, float, float, str]:
     """Import, construction and first-step times [s] in a fresh interpreter, and whether the
     numba cache was warm (nothing written) or cold (kernels compiled and cached)."""
-    from pyflyt_like.batch import kernel_cache
+    from pyflyt_like.compiled import kernel_cache
 
     env = dict(os.environ)
     folder = kernel_cache.cache_folder(kernel_cache.sources_digest())

@@ -141,7 +141,7 @@ def first_call(cache_dir: str | None) -> tuple[float, float, float, str] | str:
         folder = Path(cache_dir)
     else:
         try:
-            from pyflyt_like.batch import kernel_cache
+            from pyflyt_like.compiled import kernel_cache
 
             folder = kernel_cache.cache_folder(kernel_cache.sources_digest())
         except Exception as error:  # an engine mid-rewrite: time it anyway, cache unknown

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from numba import njit
 
+from pyflyt_like.compiled.jit import compile_shared
 from pyflyt_like.physics import wind_shear
-
-from .compiled import compile_shared
 
 shear_factor = compile_shared(wind_shear.shear_factor)
 

@@ -24,16 +24,15 @@ import math
 from numba import njit
 
 from pyflyt_like.common.flight_modes import FlightMode
-from pyflyt_like.control.flatness import MAX_REFERENCE, MIN_HEADING_COSINE, MIN_THRUST_PER_MASS
-from pyflyt_like.control.pid import MAX_ERROR
-
-from .rotations import (
+from pyflyt_like.compiled.rotations import (
     cross,
     euler_to_matrix,
     times_vector,
     transpose_times,
     transpose_times_vector,
 )
+from pyflyt_like.control.flatness import MAX_REFERENCE, MIN_HEADING_COSINE, MIN_THRUST_PER_MASS
+from pyflyt_like.control.pid import MAX_ERROR
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")

@@ -13,7 +13,13 @@ import math
 
 from numba import njit
 
-from .rotations import cross, quat_rate, quat_times_rotation, quat_to_matrix, times_vector
+from pyflyt_like.compiled.rotations import (
+    cross,
+    quat_rate,
+    quat_times_rotation,
+    quat_to_matrix,
+    times_vector,
+)
 
 EULER, SEMI_IMPLICIT, RK4 = 0, 1, 2
 INTEGRATORS = {"euler": EULER, "semi_implicit": SEMI_IMPLICIT, "rk4": RK4}

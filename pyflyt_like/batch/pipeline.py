@@ -30,10 +30,11 @@ from __future__ import annotations
 
 from numba import njit, prange
 
+from pyflyt_like.compiled.rotations import quat_to_matrix
+
 from .controllers import attitude_targets, control_tick
 from .integrators import floor_constraint
 from .integrators import integrate as integrate_body
-from .rotations import quat_to_matrix
 from .rotors import rotor_wrench
 from .sensors import sense
 from .turbulence import advance_turbulence, current_wind

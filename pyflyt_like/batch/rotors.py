@@ -9,10 +9,10 @@ import math
 
 from numba import njit
 
+from pyflyt_like.compiled.rotations import transpose_times_vector
 from pyflyt_like.physics import motor_lag, rotor_aerodynamics
 
 from .air import air_velocity
-from .rotations import transpose_times_vector
 
 # the physical formulas have one home, shared with the PyBullet components
 downwash_force = njit(cache=True, _nrt=False, error_model="numpy")(

@@ -62,12 +62,21 @@ from pyflyt_like.common.sensor_readings import (
     VALID,
     VELOCITY,
 )
-from pyflyt_like.sensors import barometer, gnss, imu, magnetometer, noise, rangefinder
+from pyflyt_like.compiled.sensor_models import (
+    baro_reset,
+    baro_sample,
+    gnss_reset,
+    gnss_sample,
+    imu_reset,
+    imu_sample,
+    mag_reset,
+    mag_sample,
+    range_sample,
+)
+from pyflyt_like.sensors import barometer, gnss, imu, magnetometer, rangefinder
 from pyflyt_like.sensors.config import SENSOR_NAMES, sensor_periods
 from pyflyt_like.sensors.params import SensorParams
 
-from . import rotations as r
-from .compiled import compile_shared
 from .world_random import next_ziggurat_normals
 
 #: The sensor fields of a family's state named tuple, in order.
@@ -100,26 +109,6 @@ STATE_SIZE = PREVIOUS_RATES + 3
 NORMALS, ACCELERATION, RATES_DOT = 0, 24, 27
 SCRATCH_SIZE = 30
 
-# ------------------------------------------------------------------ the models, compiled
-_markov_step = compile_shared(noise.markov_step)
-_saturate_quantise = compile_shared(noise.saturate_quantise)
-_specific_force = compile_shared(imu.specific_force, r.quat_to_matrix,
-                                 r.transpose_times_vector, r.cross)
-_measure = compile_shared(imu.measure, _saturate_quantise)
-imu_reset = compile_shared(imu.reset)
-imu_sample = compile_shared(imu.sample, _specific_force, _measure, r.transpose_times_vector)
-_isa_temperature = compile_shared(barometer.isa_temperature)
-_isa_pressure = compile_shared(barometer.isa_pressure, _isa_temperature)
-_isa_altitude = compile_shared(barometer.isa_altitude)
-baro_reset = compile_shared(barometer.reset)
-baro_sample = compile_shared(barometer.sample, _isa_pressure, _isa_altitude, _markov_step)
-mag_reset = compile_shared(magnetometer.reset)
-mag_sample = compile_shared(magnetometer.sample, r.quat_to_matrix, r.transpose_times_vector)
-_push = compile_shared(gnss.push)
-_pop = compile_shared(gnss.pop)
-gnss_reset = compile_shared(gnss.reset)
-gnss_sample = compile_shared(gnss.sample, _markov_step, _push, _pop)
-range_sample = compile_shared(rangefinder.sample)
 
 
 # ------------------------------------------------------------------ arrays (Python)

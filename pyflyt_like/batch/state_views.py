@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from numba import njit, prange
 
-from .rotations import (
+from pyflyt_like.compiled.rotations import (
     euler_to_quat,
     quat_to_euler,
     quat_to_matrix,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from .rotations import euler_to_quat
+from pyflyt_like.compiled.rotations import euler_to_quat
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")

@@ -1,7 +1,7 @@
 """Rotation arithmetic on scalars and tuples: the one home of these formulas.
 
 Plain Python on floats (no numpy, no allocation), so that the PyBullet path calls them as
-they are and the batched engine compiles them (:mod:`pyflyt_like.batch.rotations` wraps each
+they are and the batched engine compiles them (:mod:`pyflyt_like.compiled.rotations` wraps each
 with numba's ``njit``).
 
 Quaternions are (x, y, z, w), PyBullet's order, body to world. Matrices are row-major

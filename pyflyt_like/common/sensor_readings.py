@@ -24,7 +24,7 @@ range valid           1      1.0 or 0.0
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -50,4 +50,25 @@ def pack_readings(readings: Mapping[str, Mapping[str, Any]], out: np.ndarray) ->
     for name, entry in readings.items():
         for key, (start, width, _kind) in READINGS[name].items():
             out[start:start + width] = entry[key]
+    return out
+
+
+def unpack_readings(readings: np.ndarray, times: np.ndarray,
+                    names: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """The ``read_sensors`` dict of the sensors ``names`` from flat ``readings``
+    (:data:`READINGS_SIZE`,) and their sample ``times`` (5,) [s] (in the order of
+    :data:`READINGS`): copies; 3-vectors as arrays, scalars as floats, fix and valid as
+    bools, each sensor's ``time`` first."""
+    order = tuple(READINGS)
+    out: dict[str, dict[str, Any]] = {}
+    for name in names:
+        entry: dict[str, Any] = {"time": float(times[order.index(name)])}
+        for key, (start, width, kind) in READINGS[name].items():
+            if width > 1:
+                entry[key] = readings[start:start + width].copy()
+            elif kind is bool:
+                entry[key] = bool(readings[start] > 0.5)
+            else:
+                entry[key] = float(readings[start])
+        out[name] = entry
     return out

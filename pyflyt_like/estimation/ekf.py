@@ -341,6 +341,20 @@ class ErrorStateEkf:
         maths.update_mag(self.nominal, self.covariance, m, self._field, self._hard_iron,
                          self._r_mag, self._ibm, self._ibb)
 
+    @property
+    def constants(self) -> tuple:
+        """The filter's constants in the order the compiled feed takes them
+        (:func:`pyflyt_like.compiled.onboard.feed_ekf`, after ``x, cov, last_imu``): mount
+        (3, 3), gravity, process noise (4,), ibb, drift time constant [s], drift sigma [m],
+        GNSS latency [s], GNSS covariance (6, 6), ground altitude [m], barometer variance
+        [m^2], world field (3,) [uT], hard iron (3,) [uT], magnetometer covariance (3, 3),
+        ibm, whether a barometer and a magnetometer are fused."""
+        ground = self.baro.ground_altitude if self.baro is not None else 0.0
+        return (self._mount, self.gravity, self.process_noise, self._ibb, self._drift_tau,
+                self._drift_m, self._latency, self._r_gnss, ground, self._r_baro, self._field,
+                self._hard_iron, self._r_mag, self._ibm, self.baro is not None,
+                self.mag is not None)
+
     # --- readings ------------------------------------------------------------------------
 
     def feed(self, readings: Mapping[str, Any]) -> bool:

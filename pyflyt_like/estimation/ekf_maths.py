@@ -23,40 +23,16 @@ import math
 
 import numpy as np
 
-from pyflyt_like.common.rotations import quat_times_rotation, quat_to_matrix
+from pyflyt_like.common.rotations import (
+    quat_times_rotation,
+    quat_to_matrix,
+    times_vector,
+    transpose_times_vector,
+)
 
 #: Where each part of the nominal state starts (a 3-vector but Q, 4, and BB, 1).
 P, V, Q, BA, BG, BM, BB, AW = 0, 3, 6, 10, 13, 16, 19, 20
 NOMINAL_SIZE = 23
-
-
-def rotation_of(x):
-    """(3, 3) body-to-world rotation of the nominal quaternion ``x[Q:Q + 4]``."""
-    m = quat_to_matrix(x[6], x[7], x[8], x[9])
-    out = np.empty((3, 3))
-    for i in range(3):
-        for j in range(3):
-            out[i, j] = m[3 * i + j]
-    return out
-
-
-def skew(v):
-    """(3, 3) matrix of the cross product ``v x .``."""
-    out = np.zeros((3, 3))
-    out[0, 1], out[0, 2] = -v[2], v[1]
-    out[1, 0], out[1, 2] = v[2], -v[0]
-    out[2, 0], out[2, 1] = -v[1], v[0]
-    return out
-
-
-def exp_rotation(r):
-    """(3, 3) rotation matrix Exp(r) of the rotation vector ``r`` (3,) [rad] (Rodrigues)."""
-    angle = math.sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2])
-    k = skew(r)
-    if angle < 1e-9:
-        return np.eye(3) + k + 0.5 * (k @ k)
-    return (np.eye(3) + math.sin(angle) / angle * k
-            + (1.0 - math.cos(angle)) / (angle * angle) * (k @ k))
 
 
 def turn(x, rx, ry, rz):
@@ -77,24 +53,35 @@ def predict(x, cov, accel, gyro, dt, mount, gravity, noise, ibb, drift_tau, drif
         ibb, drift_tau, drift_m: the barometer drift's index (-1: none), time constant [s]
             and standard deviation [m].
     """
-    force = mount @ accel - x[BA:BA + 3]
-    rate = mount @ gyro - x[BG:BG + 3]
-    rot = rotation_of(x)
-    accel_w = rot @ force
-    accel_w[2] -= gravity
-    x[P:P + 3] += x[V:V + 3] * dt + 0.5 * accel_w * dt * dt
-    x[V:V + 3] += accel_w * dt
-    turn(x, rate[0] * dt, rate[1] * dt, rate[2] * dt)
-    x[AW:AW + 3] = accel_w
+    # 3 x 3 products written out: BLAS calls on them cost more than the sums (compiled)
+    fx, fy, fz = times_vector(mount.ravel(), accel[0], accel[1], accel[2])
+    fx, fy, fz = fx - x[BA], fy - x[BA + 1], fz - x[BA + 2]
+    wx, wy, wz = times_vector(mount.ravel(), gyro[0], gyro[1], gyro[2])
+    wx, wy, wz = wx - x[BG], wy - x[BG + 1], wz - x[BG + 2]
+    r = quat_to_matrix(x[Q], x[Q + 1], x[Q + 2], x[Q + 3])
+    ax, ay, az = times_vector(r, fx, fy, fz)
+    az -= gravity
+    x[AW], x[AW + 1], x[AW + 2] = ax, ay, az
+    for i in range(3):
+        x[P + i] += x[V + i] * dt + 0.5 * x[AW + i] * dt * dt
+        x[V + i] += x[AW + i] * dt
+    turn(x, wx * dt, wy * dt, wz * dt)
 
     n = cov.shape[0]
     f = np.eye(n)
+    # Exp(w dt)^T = Exp(-w dt), from its quaternion
+    e = quat_to_matrix(*quat_times_rotation(0.0, 0.0, 0.0, 1.0, -wx * dt, -wy * dt, -wz * dt))
     for i in range(3):
         f[i, 3 + i] = dt
         f[6 + i, 12 + i] = -dt
-    f[3:6, 6:9] = -(rot @ skew(force)) * dt
-    f[3:6, 9:12] = -rot * dt
-    f[6:9, 6:9] = exp_rotation(-rate * dt)  # Exp(w dt)^T
+        r0, r1, r2 = r[3 * i], r[3 * i + 1], r[3 * i + 2]
+        # -R [force]x dt, row i
+        f[3 + i, 6] = -(r1 * fz - r2 * fy) * dt
+        f[3 + i, 7] = -(r2 * fx - r0 * fz) * dt
+        f[3 + i, 8] = -(r0 * fy - r1 * fx) * dt
+        for j in range(3):
+            f[3 + i, 9 + j] = -r[3 * i + j] * dt
+            f[6 + i, 6 + j] = e[3 * i + j]
     q = np.zeros(n)
     q[3:6] = noise[0] * dt
     q[6:9] = noise[1] * dt
@@ -168,10 +155,15 @@ def update_baro(x, cov, altitude, ground_altitude, r_baro, ibm, ibb):
 def update_mag(x, cov, field, world_field, hard_iron, r_mag, ibm, ibb):
     """Fuse a magnetometer sample ``field`` (3,) [uT, body] against ``R^T B + hard_iron
     (+ b_m)``, ``world_field`` B (3,) [uT, world]; ``r_mag`` (3, 3)."""
-    predicted = rotation_of(x).T @ world_field
+    r = quat_to_matrix(x[Q], x[Q + 1], x[Q + 2], x[Q + 3])
+    bx, by, bz = transpose_times_vector(r, world_field[0], world_field[1], world_field[2])
+    predicted = np.empty(3)
+    predicted[0], predicted[1], predicted[2] = bx, by, bz
     h = np.zeros((3, cov.shape[0]))
     # R_true^T B = (I - [dtheta]x) R^T B = R^T B + [R^T B]x dtheta
-    h[:, 6:9] = skew(predicted)
+    h[0, 7], h[0, 8] = -bz, by
+    h[1, 6], h[1, 8] = bz, -bx
+    h[2, 6], h[2, 7] = -by, bx
     expected = predicted + hard_iron
     if ibm >= 0:
         for i in range(3):

@@ -4,8 +4,8 @@ rangefinder, with YAML presets from datasheets (``pyflyt_like/models/sensors/``)
 Pure maths: the standard library, numpy, pyyaml and :mod:`pyflyt_like.common` only,
 neither pybullet nor numba. Each model's per-sample functions (``reset``, ``sample``) are
 plain Python on floats and small arrays, without allocation, taking standard normal draws
-from the caller, so the PyBullet path calls them as they are and the batched engine
-compiles them (:func:`pyflyt_like.batch.compiled.compile_shared`). :class:`SensorSuite`
+from the caller, so numba compiles them as they are
+(:func:`pyflyt_like.compiled.jit.compile_shared`) for both engines. :class:`SensorSuite`
 runs a configured set for one vehicle. The models are the submodules :mod:`.imu`,
 :mod:`.barometer`, :mod:`.magnetometer`, :mod:`.gnss`, :mod:`.rangefinder` (and
 :mod:`.noise`, their shared error processes). See docs/sensors.md.

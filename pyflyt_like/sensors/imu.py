@@ -23,7 +23,7 @@ multiple of the resolution (0: none). ``n_k``, ``m_k`` are standard normal draws
 
 The per-sample functions (:func:`specific_force`, :func:`reset`, :func:`sample`) are plain
 Python on floats and small arrays, without allocation, so numba compiles them as they are
-(:func:`pyflyt_like.batch.compiled.compile_shared`). Their arrays:
+(:func:`pyflyt_like.compiled.jit.compile_shared`). Their arrays:
 
 - ``coefficients`` (:data:`COEFFICIENT_SIZE`,), :attr:`ImuParams.coefficients`: per sensor
   ``s`` (:data:`ACCEL`, :data:`GYRO`) at ``s * BLOCK``: white sigma_d, walk step

@@ -1,6 +1,7 @@
 """A sensor suite in plain Python: the configured sensors of one vehicle, fed the true state
 every physics step, holding their latest readings. Engine-independent (it takes arrays, not
-a drone): the PyBullet components wrap it.
+a drone). The PyBullet vehicles' Sensors component runs the same models compiled and gives
+the same readings for the same states and seed, bit for bit.
 
 Random numbers: each sensor draws from its own numpy Generator, spawned from the seed by
 sensor name (:data:`~pyflyt_like.sensors.config.SENSOR_NAMES` order), so a sensor's stream

@@ -8,7 +8,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from pyflyt_like.batch.compiled import bound_entry
+from pyflyt_like.compiled.jit import bound_entry
 
 Pair = namedtuple("Pair", ["a", "b"])
 

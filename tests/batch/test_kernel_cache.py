@@ -17,8 +17,9 @@ from pathlib import Path
 import numba
 import pytest
 
-from pyflyt_like.batch import kernel_cache
-from pyflyt_like.batch.kernel_cache import (
+from pyflyt_like.common import angles
+from pyflyt_like.compiled import kernel_cache
+from pyflyt_like.compiled.kernel_cache import (
     IDLE_BEFORE_REMOVAL,
     PACKAGE,
     PackageCacheLocator,
@@ -28,7 +29,6 @@ from pyflyt_like.batch.kernel_cache import (
     sources_digest,
     user_cache_home,
 )
-from pyflyt_like.common import angles
 
 # Imports a task-layer kernel module first, as gymnasium.make_vec does, then steps the
 # batched engine; prints the cache folders and every package kernel's cache path.
@@ -38,7 +38,7 @@ import numpy as np
 import pyflyt_like.envs.multirotor_tasks.vector_env
 from numba.core.registry import CPUDispatcher
 from pyflyt_like.batch import BatchedAviary
-from pyflyt_like.batch.kernel_cache import PackageCacheLocator
+from pyflyt_like.compiled.kernel_cache import PackageCacheLocator
 
 sim = BatchedAviary(n_worlds=2, n_drones=1, mode=1, seed=0)
 sim.set_setpoints(np.array([0.2, 0.0, 0.0, 1.2 * sim.model.mass * sim.gravity]))

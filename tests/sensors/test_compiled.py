@@ -1,14 +1,14 @@
 """Compile-readiness: every per-sample function compiles with numba as the batched engine
-compiles the shared formulas (:func:`pyflyt_like.batch.compiled.compile_shared`, no
+compiles the shared formulas (:func:`pyflyt_like.compiled.jit.compile_shared`, no
 reference-counted allocation) and returns exactly the plain-Python result."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from pyflyt_like.batch import rotations as compiled_rotations
-from pyflyt_like.batch.compiled import compile_shared
 from pyflyt_like.common.rotations import euler_to_quat
+from pyflyt_like.compiled import rotations as compiled_rotations
+from pyflyt_like.compiled.jit import compile_shared
 from pyflyt_like.sensors import (
     barometer,
     gnss,

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from numba import njit
 
-from pyflyt_like.batch.compiled import compile_shared
-from pyflyt_like.batch.rotations import cross, quat_to_matrix, transpose_times_vector
+from pyflyt_like.compiled.jit import compile_shared
+from pyflyt_like.compiled.rotations import cross, quat_to_matrix, transpose_times_vector
 from pyflyt_like.sensors import imu, noise, resolve_sensor
 from tests.extras import require_extra
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from numba import njit
 
+from pyflyt_like.compiled.rotations import transpose_times_vector
+
 from ..air import air_velocity
-from ..rotations import transpose_times_vector
 from .shared import (
     angle_of_attack,
     coefficients,

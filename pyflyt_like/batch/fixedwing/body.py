@@ -19,8 +19,9 @@ from __future__ import annotations
 
 from numba import njit
 
+from pyflyt_like.compiled.rotations import cross, times_vector
+
 from ..integrators import step_kinematics
-from ..rotations import cross, times_vector
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")

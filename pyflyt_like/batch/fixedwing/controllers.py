@@ -18,9 +18,9 @@ import math
 from numba import njit
 
 from pyflyt_like.common.flight_modes import FlightMode
+from pyflyt_like.compiled.rotations import quat_to_euler, quat_to_matrix
 
 from ..air import air_velocity
-from ..rotations import quat_to_euler, quat_to_matrix
 from .shared import (
     attitude_rates,
     bank_for_course_error,

@@ -24,9 +24,10 @@ from __future__ import annotations
 
 from numba import njit, prange
 
+from pyflyt_like.compiled.rotations import quat_to_matrix
+
 from ..integrators import floor_constraint
 from ..pipeline import BLOCKS, clock, sensors, turbulence, wind
-from ..rotations import quat_to_matrix
 from .aerodynamics import aircraft_wrench
 from .body import integrate_aircraft
 from .controllers import control_tick

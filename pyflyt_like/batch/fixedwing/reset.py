@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..rotations import quat_to_matrix, times_vector
+from pyflyt_like.compiled.rotations import quat_to_matrix, times_vector
+
 from ..world_reset import place_still, restart_clock
 from .controllers import hold_world_setpoints
 

@@ -5,10 +5,9 @@ control laws of :mod:`pyflyt_like.control` (attitude on SO(3), TECS, course hold
 from __future__ import annotations
 
 from pyflyt_like.common import angles
+from pyflyt_like.compiled.jit import compile_shared
 from pyflyt_like.control import fixedwing_attitude, fixedwing_autopilot, pid, tecs
 from pyflyt_like.physics import air, lifting_surface
-
-from ..compiled import compile_shared
 
 coefficients = compile_shared(lifting_surface.coefficients)
 angle_of_attack = compile_shared(lifting_surface.angle_of_attack)

@@ -22,6 +22,8 @@ import pybullet
 from pyflyt_like.common.rotations import euler_to_matrix
 from pyflyt_like.estimation import ComplementaryFilter, ErrorStateEkf
 
+from .sensors import compiled_entry
+
 #: The options' names in error messages.
 ESTIMATOR_OPTION = 'drone_options["estimator"]'
 STATE_SOURCE_OPTION = 'drone_options["state_source"]'
@@ -129,9 +131,10 @@ class OnboardEstimator:
         imu = params["imu"]
         self._mount = np.array(euler_to_matrix(*imu.mounting_orientation)).reshape(3, 3)
         self.snapshot = np.zeros(SNAPSHOT_SIZE)
-        self.time = math.nan
-        self.rates = np.zeros(3)
-        self.euler = np.zeros(3)
+        self._time = math.nan  # the complementary filter's; the EKF's is in _last_imu
+        if kind == "ekf":
+            self._feed_ekf = None  # bound at the first feed (compiled_entry)
+            self._last_imu = np.full(7, math.nan)  # the last IMU sample fed and its time
 
     def _make_filter(self, position: np.ndarray, velocity: np.ndarray,
                      quaternion: np.ndarray) -> ErrorStateEkf | ComplementaryFilter:
@@ -141,42 +144,63 @@ class OnboardEstimator:
         return ComplementaryFilter.from_params(self.params, gravity=self.gravity,
                                                initial_quaternion=quaternion)
 
-    def reset(self, truth: np.ndarray, readings: Mapping[str, Any]) -> None:
+    def reset(self, truth: np.ndarray, sensors) -> None:
         """Start a new filter from the ``truth`` snapshot (the reset state) and feed it the
-        reset's ``readings``."""
+        reset's readings of ``sensors`` (the drone's
+        :class:`~pyflyt_like.core.abstractions.sensors.Sensors`)."""
         self.filter = self._make_filter(truth[9:12], truth[_VELOCITY], truth[_QUATERNION])
         self.snapshot[:] = truth
-        self.time = math.nan
-        self.rates[:] = truth[0:3]
-        self.euler[:] = truth[3:6]
-        self.feed(readings, truth)
+        self._time = math.nan
+        if self.kind == "ekf":
+            self._last_imu[:] = math.nan
+            # the compiled feed writes into the filter's own arrays (its state stays
+            # readable), with its constants
+            self._feed_arguments = (self.filter.nominal, self.filter.covariance,
+                                    self._last_imu, *self.filter.constants, self.snapshot)
+            self._feed(sensors)  # the reset's samples
+            # from the next physics step on, the sensors feed it in their compiled call
+            sensors.feed_after_sampling(self._feed_arguments)
+            return
+        self.feed(sensors, truth)
 
-    def feed(self, readings: Mapping[str, Any], truth: np.ndarray) -> None:
-        """Apply the new samples of ``readings`` (``Sensors.read()``); refresh the snapshot
-        (``truth``: the drone's true snapshot, for what the filter does not estimate)."""
+    def feed(self, sensors, truth: np.ndarray) -> None:
+        """Apply the new samples of ``sensors`` (the drone's ``Sensors`` component) and
+        refresh the snapshot (``truth``: the drone's true snapshot, for what the filter
+        does not estimate)."""
+        if self.kind == "ekf":  # fed by the sensors' compiled call (:meth:`reset`)
+            return
+        readings = sensors.read()
         estimator = self.filter
         estimator.feed(readings)
         if not estimator.initialised:
             return
+        # attitude only: position and velocity are the truth
         snapshot = self.snapshot
         state = estimator.state
-        if self._has_position:
-            position, velocity = state.position, state.velocity
-        else:  # attitude only: the rest is the truth
-            position, velocity = truth[9:12], truth[_VELOCITY]
+        position, velocity = truth[9:12], truth[_VELOCITY]
         quaternion = state.quaternion
         rotation = pybullet.getMatrixFromQuaternion(quaternion)
         r = np.array(rotation).reshape(3, 3)
-        self.rates[:] = self._mount @ np.asarray(readings["imu"]["gyro"]) - state.gyro_bias
-        self.euler[:] = pybullet.getEulerFromQuaternion(quaternion)
-        snapshot[0:3] = self.rates
-        snapshot[3:6] = self.euler
+        snapshot[0:3] = self._mount @ np.asarray(readings["imu"]["gyro"]) - state.gyro_bias
+        snapshot[3:6] = pybullet.getEulerFromQuaternion(quaternion)
         snapshot[6:9] = r.T @ velocity
         snapshot[9:12] = position
         snapshot[_ROTATION] = rotation
         snapshot[_VELOCITY] = velocity
         snapshot[_QUATERNION] = quaternion
-        self.time = float(state.time)
+        self._time = float(state.time)
+
+    def _feed(self, sensors) -> None:
+        """Feed the EKF the samples of the sensors' last call (compiled)."""
+        arguments = (sensors.sampled, sensors.readings, sensors.times)
+        if self._feed_ekf is None:
+            self._feed_ekf = compiled_entry("feed_ekf", *arguments, *self._feed_arguments)
+        self._feed_ekf(*arguments, *self._feed_arguments)
+
+    @property
+    def time(self) -> float:
+        """The time [s] of the last IMU sample fed (NaN before the first)."""
+        return float(self._last_imu[6]) if self.kind == "ekf" else self._time
 
     def read(self) -> dict[str, Any]:
         """The latest estimate (copies): ``time`` [s] of the last IMU sample fed (NaN before

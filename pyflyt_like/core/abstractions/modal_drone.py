@@ -134,7 +134,7 @@ class ModalDrone(DroneClass):
         if sensors is None or (isinstance(sensors, Mapping) and not sensors):
             return
         gravity = abs(getattr(self.p, "gravity", 9.81))
-        self.sensors = Sensors(self.p, self.physics_period, self.np_random, self.Id, sensors,
+        self.sensors = Sensors(self.p, self.physics_period, self.np_random, self, sensors,
                                gravity)
         self.update_last = self._update_last_with_sensors
 
@@ -184,6 +184,8 @@ class ModalDrone(DroneClass):
             self.set_mode = self._set_mode_on_control_state
         if self.estimator is not None or self.control_ring is not None:
             self._snapshot = np.zeros(onboard.SNAPSHOT_SIZE)
+            self._reads_truth = (estimator == "complementary" or (
+                self.control_ring is not None and state_source == "truth"))
             self.update_last = self._update_last_onboard
 
     def _update_last_onboard(self, physics_step: int) -> None:
@@ -195,10 +197,13 @@ class ModalDrone(DroneClass):
         type(self).update_last(self, physics_step)
 
     def _push_control_state(self) -> None:
-        truth = onboard.truth_snapshot(self, self._snapshot)
         estimator = self.estimator
+        # the truth is copied only where it is read: the complementary filter takes its
+        # position and velocity, a delayed control state on the truth its snapshots
+        truth = (onboard.truth_snapshot(self, self._snapshot)
+                 if self._reads_truth else self._snapshot)
         if estimator is not None:
-            estimator.feed(self.sensors.read(), truth)
+            estimator.feed(self.sensors, truth)
         if self.control_ring is not None:
             self.control_ring.push(estimator.snapshot if self.state_source == "estimate"
                                    else truth)
@@ -208,7 +213,7 @@ class ModalDrone(DroneClass):
         truth = onboard.truth_snapshot(self, self._snapshot)
         estimator = self.estimator
         if estimator is not None:
-            estimator.reset(truth, self.sensors.read())
+            estimator.reset(truth, self.sensors)
         if self.control_ring is not None:
             self.control_ring.reset(estimator.snapshot if self.state_source == "estimate"
                                     else truth)

@@ -1,20 +1,34 @@
 """Sensors: a vehicle's IMU, barometer, magnetometer, GNSS and rangefinder on the PyBullet path.
 
-The component runs the engine-independent models of :mod:`pyflyt_like.sensors` on the true
-state of the drone's base, read from pybullet after every physics step. See docs/sensors.md
+The component runs the engine-independent models of :mod:`pyflyt_like.sensors`, compiled,
+on the true state of the drone's base after every physics step. See docs/sensors.md
 ("On the PyBullet Aviary").
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 import pybullet
 
-from pyflyt_like.sensors import SensorSuite, rangefinder, resolve_sensors
+from pyflyt_like.common.sensor_readings import (
+    DISTANCE,
+    READINGS_SIZE,
+    VALID,
+    unpack_readings,
+)
+from pyflyt_like.sensors import (
+    barometer,
+    gnss,
+    imu,
+    magnetometer,
+    rangefinder,
+    resolve_sensors,
+)
+from pyflyt_like.sensors.config import SENSOR_NAMES, sensor_periods
 
 #: The option's name in error messages.
 OPTION = 'drone_options["sensors"]'
@@ -25,14 +39,22 @@ OPTION = 'drone_options["sensors"]'
 _SELF_HITS = 8
 _SKIP = 1e-6
 
+# The sensors the compiled step samples, in its order (the rangefinder is ray-tested here).
+SAMPLED = ("imu", "baro", "mag", "gnss")
+_MODELS = {"imu": imu, "baro": barometer, "mag": magnetometer, "gnss": gnss}
+RANGE = SENSOR_NAMES.index("range")
+# Physics steps of normal draws taken at once (a numpy call per sensor per block).
+BLOCK_STEPS = 256
+
 
 class Sensors:
     """The sensors of one vehicle, fed the true state of its base each physics step.
 
     Per physics step (:meth:`state_update`, after the drone's state update) the component
-    reads the base from pybullet — position [m] and velocity [m/s] of the centre of mass,
-    quaternion (x, y, z, w), body rates [rad/s] — and hands it to a
-    :class:`~pyflyt_like.sensors.SensorSuite` with:
+    takes the drone's state — position [m] and velocity [m/s] of the centre of mass,
+    quaternion (x, y, z, w), body rates [rad/s], as the drone read them from pybullet — and
+    runs the models of :mod:`pyflyt_like.sensors` on it, compiled
+    (:func:`pyflyt_like.compiled.onboard.sample_sensors`), with:
 
     - acceleration [m/s^2, world] = (v_k - v_{k-1}) / physics_period, the velocity change
       PyBullet's integrator applied over the step (exact: contacts and every force included);
@@ -40,7 +62,10 @@ class Sensors:
 
     :meth:`reset` samples the reset state at t = 0 with both derivatives 0 (no step has been
     taken, so no acceleration is known: a drone released in free fall reads +g on that
-    one sample); from the first physics step on they are exact.
+    one sample); from the first physics step on they are exact. The readings are those a
+    :class:`~pyflyt_like.sensors.SensorSuite` seeded alike gives for the same states, bit
+    for bit: each sensor draws from its own generator, spawned from the reset's seed by
+    sensor name, its draws taken in blocks ahead of the samples that use them.
 
     The rangefinder ray-tests the world (``rayTest``): from the base's position along the
     body -z axis, ``max_range`` long; the first body hit other than the drone itself (the
@@ -54,7 +79,8 @@ class Sensors:
         np_random: the aviary's random generator; every :meth:`reset` draws the units
             (turn-on biases, drifts) and noise streams from it, so the aviary's seed fixes
             the sensor streams.
-        uav_id: pybullet body id of the drone.
+        drone: the vehicle; its ``Id``, ``state`` (4, 3), ``world_velocity`` (3,),
+            ``quaternion`` and ``rotation_matrix`` (3, 3) are read.
         config: the sensor configuration, ``{"imu": "bmi088", "baro": "default", ...}``
             (:func:`pyflyt_like.sensors.resolve_sensors`); errors name
             ``drone_options["sensors"]``.
@@ -65,7 +91,7 @@ class Sensors:
             update rate that does not divide the physics rate, ...), naming the option.
     """
 
-    def __init__(self, p, physics_period: float, np_random: np.random.Generator, uav_id: int,
+    def __init__(self, p, physics_period: float, np_random: np.random.Generator, drone,
                  config: Mapping[str, Any], gravity: float = 9.81):
         physics_hz = round(1.0 / physics_period)
         if abs(physics_hz * physics_period - 1.0) > 1e-9:
@@ -76,53 +102,96 @@ class Sensors:
             raise ValueError(f"{OPTION} configures no sensor; give None instead of "
                              f"{config!r} for a drone without sensors")
         self.client_id: int = p._client
-        self.uav_id = int(uav_id)
+        self.drone = drone
+        self.uav_id = int(drone.Id)
         self.np_random = np_random
         self.physics_hz = physics_hz
         self.physics_period = physics_period
-        # The suite runs every sensor but the rangefinder, whose plane model this component
-        # replaces with a ray test. It was checked above under the option's name.
-        suite_config = {name: config[name] for name in self.params if name != "range"}
-        self.suite = SensorSuite(suite_config, physics_hz, seed=0, gravity=gravity)
-        self._range = self.params.get("range")
+        self.gravity = float(gravity)
+        params = self.params
+        self.periods = sensor_periods(params)
+        self._sampled_periods = self.periods.copy()
+        self._sampled_periods[RANGE] = 0  # the ray test below
+        self._coefficients = [params[name].coefficients if name in params else np.zeros(0)
+                              for name in SAMPLED]
+        self._states = [_MODELS[name].zeros_state() if name in params else np.zeros(0)
+                        for name in SAMPLED]
+        self._ring = gnss.zeros_ring(params["gnss"].latency if "gnss" in params else 0)
+        self._draws_per_sample = [_MODELS[name].SAMPLE_DRAWS for name in SAMPLED]
+        capacity = max(count * -(-BLOCK_STEPS // max(period, 1)) for count, period in
+                       zip(self._draws_per_sample, self.periods[:len(SAMPLED)]))
+        self._normals = np.zeros((len(SAMPLED), capacity))
+        self._cursors = np.zeros(len(SAMPLED), np.int64)
+        self._previous = np.zeros(6)
+        #: The latest readings, flat (:mod:`pyflyt_like.common.sensor_readings`), and the
+        #: sample time [s] of each sensor (:data:`~pyflyt_like.sensors.config.SENSOR_NAMES`
+        #: order; NaN before its first sample).
+        self.readings = np.zeros(READINGS_SIZE)
+        self.times = np.full(len(SENSOR_NAMES), np.nan)
+        self._rngs: list[np.random.Generator] = []
+        self._range = params.get("range")
         self._range_rng = np.random.default_rng(0)
-        self._range_reading: dict[str, Any] = {}
         self.step_count = 0
-        self._velocity = np.zeros(3)
-        self._rates = np.zeros(3)
+        self._refill_at = 0
+        #: Which sensors sampled in the last :meth:`state_update` (bits of
+        #: :mod:`pyflyt_like.compiled.onboard`).
+        self.sampled = 0
+        self._sample = None  # bound at the first sample, to the argument types it gets
+        self._compiled = "sample_sensors"
+        self._estimator_arguments: tuple = ()
+        self._sample_arguments = (
+            float(self.physics_hz), self.gravity, self._sampled_periods, *self._coefficients,
+            *self._states, self._ring, self._normals, self._cursors, self._previous,
+            self.readings, self.times)
 
     # ----------------------------------------------------------------- the contract
     def reset(self) -> None:
         """Draw new units from the aviary's generator, restart the clock and sample the
         current (reset) state at t = 0, with zero acceleration and body-rate derivative."""
         entropy = int(self.np_random.integers(0, 2**63))
-        self.suite.reset(seed=entropy)
+        # the generators of SensorSuite(seed=entropy), by sensor name
+        children = np.random.SeedSequence(entropy).spawn(len(SENSOR_NAMES))
+        self._rngs = [np.random.default_rng(child) for child in children[:len(SAMPLED)]]
         self._range_rng = np.random.default_rng([entropy, 1])  # its own stream, same seed
-        self._range_reading = {"time": math.nan, "range": 0.0, "valid": False}
+        for state in self._states:
+            state[:] = 0.0
+        for i, name in enumerate(SAMPLED):
+            if name in self.params:
+                draws = self._rngs[i].standard_normal(_MODELS[name].RESET_DRAWS)
+                if name == "gnss":
+                    gnss.reset(self._coefficients[i], draws, self._states[i], self._ring)
+                else:
+                    _MODELS[name].reset(self._coefficients[i], draws, self._states[i])
+        self.readings[:] = 0.0
+        self.times[:] = np.nan
         self.step_count = 0
-        position, velocity, quaternion, rates, rotation = self._base_state()
-        self._sample(position, velocity, np.zeros(3), quaternion, rates, np.zeros(3), rotation)
+        self._refill_at = 0
+        self._step(True)
 
     def state_update(self) -> None:
         """Sample the sensors due after this physics step (call once per physics step, after
         the drone's state update)."""
-        position, velocity, quaternion, rates, rotation = self._base_state()
-        acceleration = (velocity - self._velocity) / self.physics_period
-        rates_dot = (rates - self._rates) / self.physics_period
-        self._sample(position, velocity, acceleration, quaternion, rates, rates_dot, rotation)
+        self._step(False)
 
     def physics_update(self) -> None:
         """Sensors apply no loads: nothing to do."""
+
+    def feed_after_sampling(self, arguments: tuple) -> None:
+        """Feed an EKF in the same compiled call as the sampling, from the next physics step
+        on (:func:`pyflyt_like.compiled.onboard.sample_and_feed`): ``arguments`` are
+        :func:`~pyflyt_like.compiled.onboard.feed_ekf`'s after ``mask, readings, times``
+        (new arrays of the same types may be given again, after a filter's reset)."""
+        if self._compiled != "sample_and_feed":
+            self._compiled, self._sample = "sample_and_feed", None
+        self._estimator_arguments = arguments
+        self._static_arguments = (*self._sample_arguments, *arguments)
 
     # ----------------------------------------------------------------- readings
     def read(self) -> dict[str, dict[str, Any]]:
         """The latest readings of the configured sensors, as
         :meth:`pyflyt_like.sensors.SensorSuite.read` lays them out (copies): ``time`` [s]
         since the last reset is the sample's."""
-        readings = self.suite.read()
-        if self._range is not None:
-            readings["range"] = dict(self._range_reading)
-        return readings
+        return unpack_readings(self.readings, self.times, self.params)
 
     def ray_range(self, position, rotation) -> float:
         """The true range [m] from ``position`` (3,) along the body -z axis of ``rotation``
@@ -149,29 +218,55 @@ class Sensors:
         return math.inf
 
     # ----------------------------------------------------------------- internals
-    def _base_state(self):
-        """Position, world velocity, quaternion, body rates of the base and the rotation
-        (9,) body to world, row-major (the same formulas as the drones' state update)."""
-        client = self.client_id
-        position, quaternion = pybullet.getBasePositionAndOrientation(self.uav_id,
-                                                                      physicsClientId=client)
-        velocity, (wx, wy, wz) = pybullet.getBaseVelocity(self.uav_id, physicsClientId=client)
-        r = pybullet.getMatrixFromQuaternion(quaternion)
-        rates = np.array((r[0] * wx + r[3] * wy + r[6] * wz, r[1] * wx + r[4] * wy + r[7] * wz,
-                          r[2] * wx + r[5] * wy + r[8] * wz))  # R^T w, in the drones' order
-        return np.array(position), np.array(velocity), np.array(quaternion), rates, r
-
-    def _sample(self, position, velocity, acceleration, quaternion, rates, rates_dot,
-                rotation) -> None:
-        self.suite.update(position, velocity, acceleration, quaternion, rates, rates_dot)
+    def _step(self, at_reset: bool) -> None:
+        """Sample what is due at this step of the clock, then count it."""
         step = self.step_count
+        if step == self._refill_at:
+            self._refill(step)
+        drone = self.drone
+        if self._sample is None:
+            self._bind(step, at_reset)
+        # the drone's own arrays (and its quaternion tuple) as they are: views or copies
+        # made here would cost more than the compiled step
+        self.sampled = self._sample(step, at_reset, drone.state, drone.world_velocity,
+                                    drone.quaternion, *self._static_arguments)
         if self._range is not None and step % self._range.period_steps == 0:
             # One draw per sample, as the suite's rangefinder takes.
             normals = self._range_rng.standard_normal(rangefinder.SAMPLE_DRAWS)
-            value, valid = rangefinder.sample_range(self._range.coefficients,
-                                                    self.ray_range(position, rotation), normals)
-            self._range_reading = {"time": step / self.physics_hz, "range": float(value),
-                                   "valid": bool(valid)}
+            true_range = self.ray_range(drone.state[3], drone.rotation_matrix.reshape(-1))
+            value, valid = rangefinder.sample_range(self._range.coefficients, true_range,
+                                                    normals)
+            self.readings[DISTANCE] = value
+            self.readings[VALID] = 1.0 if valid else 0.0
+            self.times[RANGE] = step / self.physics_hz
         self.step_count = step + 1
-        self._velocity = velocity
-        self._rates = rates
+
+    def _bind(self, step: int, at_reset: bool) -> None:
+        """Compile (or load) the onboard step for the argument types of this drone."""
+        drone = self.drone
+        self._static_arguments = (*self._sample_arguments, *self._estimator_arguments)
+        self._sample = compiled_entry(self._compiled, step, at_reset, drone.state,
+                                      drone.world_velocity, drone.quaternion,
+                                      *self._static_arguments)
+
+    def _refill(self, step: int) -> None:
+        """Draw the normals of every sample due in the next :data:`BLOCK_STEPS` physics
+        steps from ``step`` on (exactly those: the streams stay those of a SensorSuite)."""
+        for i, period in enumerate(self._sampled_periods[:len(SAMPLED)]):
+            if period > 0:
+                samples = len(range(-(-step // period) * period, step + BLOCK_STEPS, period))
+                count = samples * self._draws_per_sample[i]
+                self._normals[i, :count] = self._rngs[i].standard_normal(count)
+        self._cursors[:] = 0
+        self._refill_at = step + BLOCK_STEPS
+
+
+def compiled_entry(name: str, *arguments) -> Callable:
+    """The function ``name`` of :mod:`pyflyt_like.compiled.onboard`, compiled (or loaded
+    from the cache) for the types of ``arguments``: numba would work them out at every call
+    (~2 us for ~20 arguments, a tenth of a physics step). numba is loaded here, by the first
+    drone with sensors, not by the Aviary itself."""
+    from pyflyt_like.compiled import onboard
+    from pyflyt_like.compiled.jit import bound_entry
+
+    return bound_entry(getattr(onboard, name), *arguments)

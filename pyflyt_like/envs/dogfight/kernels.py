@@ -19,13 +19,13 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, prange
 
-from pyflyt_like.batch.compiled import compile_shared
 from pyflyt_like.batch.finite import world_finite
 from pyflyt_like.batch.fixedwing.pipeline import step_world
 from pyflyt_like.batch.fixedwing.reset import reset_world
 from pyflyt_like.batch.pipeline import BLOCKS
-from pyflyt_like.batch.rotations import quat_to_euler, quat_to_matrix
 from pyflyt_like.batch.world_random import next_uniform
+from pyflyt_like.compiled.jit import compile_shared
+from pyflyt_like.compiled.rotations import quat_to_euler, quat_to_matrix
 from pyflyt_like.rules import dogfight as rules
 
 spawn_on_circle = compile_shared(rules.spawn_on_circle)

@@ -21,13 +21,13 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, prange
 
-from pyflyt_like.batch.compiled import compile_shared
 from pyflyt_like.batch.finite import world_finite
 from pyflyt_like.batch.multirotor_reset import reset_world
 from pyflyt_like.batch.pipeline import prepare, step_world
-from pyflyt_like.batch.rotations import quat_to_matrix
 from pyflyt_like.batch.sensors import reset_sensor_world, sense_counted
 from pyflyt_like.batch.world_random import next_normals, next_uniform
+from pyflyt_like.compiled.jit import compile_shared
+from pyflyt_like.compiled.rotations import quat_to_matrix
 from pyflyt_like.rules import action_queue
 from pyflyt_like.rules import multirotor_tasks as rules
 

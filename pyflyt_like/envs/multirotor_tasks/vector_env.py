@@ -9,11 +9,11 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from pyflyt_like.batch import BatchedAviary
-from pyflyt_like.batch.compiled import bound_entry
 from pyflyt_like.batch.memory import engine_bytes
 from pyflyt_like.batch.world_random import world_streams
 from pyflyt_like.common.multirotor_model import load_multirotor_model
 from pyflyt_like.common.validation import check_memory, check_positive_int
+from pyflyt_like.compiled.jit import bound_entry
 from pyflyt_like.rules import multirotor_tasks as rules
 
 from ..base.rendering import DEFAULT_RENDER_RESOLUTION, check_render_resolution

@@ -21,16 +21,23 @@ from numba.core.registry import CPUDispatcher
 SCALAR_OPTIONS = dict(cache=True, _nrt=False, error_model="numpy")
 
 
-def compile_shared(function: Callable, *callees: CPUDispatcher) -> CPUDispatcher:
-    """``function`` compiled (:data:`SCALAR_OPTIONS`), its calls to the shared functions
-    that ``callees`` (compiled with this function) compile bound to them."""
+#: The options of a function that allocates arrays (numpy's linear algebra on small
+#: matrices: the EKF's): numba's reference counting on.
+ALLOCATING_OPTIONS = dict(cache=True, error_model="numpy")
+
+
+def compile_shared(function: Callable, *callees: CPUDispatcher,
+                   allocates: bool = False) -> CPUDispatcher:
+    """``function`` compiled (:data:`SCALAR_OPTIONS`, or :data:`ALLOCATING_OPTIONS` when it
+    ``allocates``), its calls to the shared functions that ``callees`` (compiled with this
+    function) compile bound to them."""
     namespace = dict(function.__globals__)
     namespace.update({callee.py_func.__name__: callee for callee in callees})
     copy = types.FunctionType(function.__code__, namespace, function.__name__,
                               function.__defaults__, function.__closure__)
     copy.__module__, copy.__qualname__ = function.__module__, function.__qualname__
     copy.__doc__ = function.__doc__
-    return njit(**SCALAR_OPTIONS)(copy)
+    return njit(**(ALLOCATING_OPTIONS if allocates else SCALAR_OPTIONS))(copy)
 
 
 def bound_entry(dispatcher: CPUDispatcher, *args) -> Callable:

@@ -1,0 +1,181 @@
+"""One vehicle's onboard step, compiled: its sensors sample the true state, then the EKF
+takes their new samples. The PyBullet vehicles call it once per physics step
+(:class:`~pyflyt_like.core.abstractions.sensors.Sensors`,
+:class:`~pyflyt_like.core.abstractions.estimator.OnboardEstimator`): a Python sensor suite
+and a numpy filter cost ~10 times the physics step, this costs a few microseconds.
+
+The models are those of :mod:`pyflyt_like.sensors` and the filter's maths those of
+:mod:`pyflyt_like.estimation.ekf_maths`, compiled (:mod:`.sensor_models`, :mod:`.ekf`);
+what is written here is only the order of the calls, the same as
+:class:`pyflyt_like.sensors.SensorSuite` (a sensor samples after physics step ``k`` when
+``k % period == 0``, in the order imu, baro, mag, gnss) and
+:meth:`pyflyt_like.estimation.ErrorStateEkf.feed` (a new IMU sample predicts from the last
+one with the mean of the two; then GNSS with a fix, barometer, magnetometer update).
+
+Arrays of the sensors: ``periods`` (5,) int64 [physics steps] in the order imu, baro, mag,
+gnss, range (0: not sampled here; the PyBullet rangefinder ray-tests in Python); per model
+its ``coefficients`` and ``state`` (empty when not configured) and the GNSS ``ring``;
+``normals`` (4, capacity) the standard normal draws of the imu, baro, mag and gnss samples
+to come, each row consumed from ``cursors[i]``; ``previous`` (6,) the velocity [m/s, world]
+and body rates [rad/s] of the previous call; ``readings`` (20,) the latest readings in the
+flat layout of :mod:`pyflyt_like.common.sensor_readings`; ``times`` (5,) their sample times
+[s] (NaN before the first).
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from pyflyt_like.common.sensor_readings import (
+    ACCEL,
+    ALTITUDE,
+    FIELD,
+    FIX,
+    GYRO,
+    POSITION,
+    PRESSURE,
+    VELOCITY,
+)
+from pyflyt_like.sensors import barometer, gnss, imu, magnetometer
+
+from .ekf import predict, update_baro, update_gnss, update_mag
+from .rotations import quat_to_euler, quat_to_matrix
+from .sensor_models import baro_sample, gnss_sample, imu_sample, mag_sample
+
+#: Bits of the mask :func:`sample_sensors` returns: the sensors that sampled.
+IMU_BIT, BARO_BIT, MAG_BIT, GNSS_BIT = 1, 2, 4, 8
+#: The estimate's snapshot (28,): body rates (3) [rad/s], roll, pitch, yaw (3) [rad], body
+#: velocity (3) [m/s], position (3) [m], rotation (9) row-major body to world, world
+#: velocity (3) [m/s], quaternion (4) (x, y, z, w).
+SNAPSHOT_SIZE = 28
+
+_OPTIONS = dict(cache=True, error_model="numpy")
+
+
+@njit(**_OPTIONS)
+def _draws(normals, cursors, i, count):
+    """The next ``count`` draws of row ``i`` (a view), the cursor moved past them."""
+    start = cursors[i]
+    cursors[i] = start + count
+    return normals[i, start:start + count]
+
+
+@njit(**_OPTIONS)
+def sample_sensors(k, at_reset, state, vel, quat, physics_hz, gravity, periods, c_imu, c_baro,
+                   c_mag, c_gnss, s_imu, s_baro, s_mag, s_gnss, ring, normals, cursors,
+                   previous, readings, times):
+    """Sample the sensors due after physics step ``k`` (since the reset) of the true state:
+    ``state`` (4, 3) in the Aviary's layout (body rates [rad/s], Euler angles, body velocity,
+    position [m]), ``vel`` (3,) [m/s, world], ``quat`` (4,) (x, y, z, w), an array or a
+    tuple; ``physics_hz`` the physics rate [Hz] (a sample's time is ``k / physics_hz``
+    [s]). The acceleration and body-rate derivative are the differences from
+    ``previous`` over the physics period (0 ``at_reset``). Returns the mask of the sensors
+    that sampled (:data:`IMU_BIT`, ...)."""
+    pos, rates = state[3], state[0]
+    accel = vel.copy()
+    rates_dot = rates.copy()
+    for i in range(3):
+        if at_reset:
+            accel[i] = 0.0
+            rates_dot[i] = 0.0
+        else:
+            accel[i] = (vel[i] - previous[i]) * physics_hz
+            rates_dot[i] = (rates[i] - previous[3 + i]) * physics_hz
+        previous[i] = vel[i]
+        previous[3 + i] = rates[i]
+    time = k / physics_hz
+    mask = 0
+    if periods[0] > 0 and k % periods[0] == 0:
+        imu_sample(c_imu, accel, quat, rates, rates_dot, gravity,
+                   _draws(normals, cursors, 0, imu.SAMPLE_DRAWS), s_imu,
+                   readings[ACCEL:ACCEL + 3], readings[GYRO:GYRO + 3])
+        times[0] = time
+        mask |= IMU_BIT
+    if periods[1] > 0 and k % periods[1] == 0:
+        baro_sample(c_baro, pos[2], _draws(normals, cursors, 1, barometer.SAMPLE_DRAWS),
+                    s_baro, readings[PRESSURE:PRESSURE + 2])
+        times[1] = time
+        mask |= BARO_BIT
+    if periods[2] > 0 and k % periods[2] == 0:
+        mag_sample(c_mag, quat, _draws(normals, cursors, 2, magnetometer.SAMPLE_DRAWS),
+                   s_mag, readings[FIELD:FIELD + 3])
+        times[2] = time
+        mask |= MAG_BIT
+    if periods[3] > 0 and k % periods[3] == 0:
+        fix = gnss_sample(c_gnss, pos, vel, _draws(normals, cursors, 3, gnss.SAMPLE_DRAWS),
+                          s_gnss, ring, readings[POSITION:POSITION + 3],
+                          readings[VELOCITY:VELOCITY + 3])
+        readings[FIX] = 1.0 if fix else 0.0
+        times[3] = time
+        mask |= GNSS_BIT
+    return mask
+
+
+@njit(**_OPTIONS)
+def feed_ekf(mask, readings, times, x, cov, last_imu, mount, gravity, noise, ibb, drift_tau,
+             drift_m, lag, r_gnss, ground_altitude, r_baro, world_field, hard_iron, r_mag,
+             ibm, use_baro, use_mag, snapshot):
+    """Feed the EKF (``x``, ``cov``: :mod:`pyflyt_like.estimation.ekf_maths`) the samples of
+    ``mask``, then write the estimate's ``snapshot`` (:data:`SNAPSHOT_SIZE`,).
+
+    ``last_imu`` (7,): the last IMU sample fed (accel 3, gyro 3) and its time [s] (NaN:
+    none yet). The other arguments are the filter's constants, as
+    :class:`~pyflyt_like.estimation.ErrorStateEkf` holds them.
+    """
+    if mask & IMU_BIT:
+        time = times[0]
+        if not math.isnan(last_imu[6]) and time > last_imu[6]:
+            predict(x, cov, 0.5 * (readings[ACCEL:ACCEL + 3] + last_imu[0:3]),
+                    0.5 * (readings[GYRO:GYRO + 3] + last_imu[3:6]), time - last_imu[6],
+                    mount, gravity, noise, ibb, drift_tau, drift_m)
+        last_imu[0:6] = readings[ACCEL:ACCEL + 6]
+        last_imu[6] = time
+    if mask & GNSS_BIT and readings[FIX] > 0.5:
+        update_gnss(x, cov, readings[POSITION:POSITION + 3], readings[VELOCITY:VELOCITY + 3],
+                    lag, r_gnss, ibm, ibb)
+    if use_baro and mask & BARO_BIT:
+        update_baro(x, cov, readings[ALTITUDE], ground_altitude, r_baro, ibm, ibb)
+    if use_mag and mask & MAG_BIT:
+        update_mag(x, cov, readings[FIELD:FIELD + 3], world_field, hard_iron, r_mag, ibm, ibb)
+    write_snapshot(x, readings[GYRO:GYRO + 3], mount, snapshot)
+
+
+@njit(**_OPTIONS)
+def write_snapshot(x, gyro, mount, snapshot):
+    """The estimate as a control-state snapshot: the body rates are the latest ``gyro``
+    sample (3,) turned into the body frame by ``mount`` (3, 3), minus the estimated bias."""
+    r = quat_to_matrix(x[6], x[7], x[8], x[9])
+    for i in range(3):
+        snapshot[i] = (mount[i, 0] * gyro[0] + mount[i, 1] * gyro[1] + mount[i, 2] * gyro[2]
+                       - x[13 + i])
+    roll, pitch, yaw = quat_to_euler(x[6], x[7], x[8], x[9])
+    snapshot[3], snapshot[4], snapshot[5] = roll, pitch, yaw
+    for i in range(3):  # R^T v, then the position
+        snapshot[6 + i] = r[i] * x[3] + r[3 + i] * x[4] + r[6 + i] * x[5]
+        snapshot[9 + i] = x[i]
+    for i in range(9):
+        snapshot[12 + i] = r[i]
+    for i in range(3):
+        snapshot[21 + i] = x[3 + i]
+    for i in range(4):
+        snapshot[24 + i] = x[6 + i]
+
+
+@njit(**_OPTIONS)
+def sample_and_feed(k, at_reset, state, vel, quat, physics_hz, gravity, periods, c_imu,
+                    c_baro, c_mag, c_gnss, s_imu, s_baro, s_mag, s_gnss, ring, normals,
+                    cursors, previous, readings, times, x, cov, last_imu, mount,
+                    filter_gravity, noise, ibb, drift_tau, drift_m, lag, r_gnss,
+                    ground_altitude, r_baro, world_field, hard_iron, r_mag, ibm, use_baro,
+                    use_mag, snapshot):
+    """:func:`sample_sensors`, then :func:`feed_ekf` with what sampled: a vehicle's whole
+    onboard step in one call. Returns the mask of the sensors that sampled."""
+    mask = sample_sensors(k, at_reset, state, vel, quat, physics_hz, gravity, periods,
+                          c_imu, c_baro, c_mag, c_gnss, s_imu, s_baro, s_mag, s_gnss, ring,
+                          normals, cursors, previous, readings, times)
+    feed_ekf(mask, readings, times, x, cov, last_imu, mount, filter_gravity, noise, ibb,
+             drift_tau, drift_m, lag, r_gnss, ground_altitude, r_baro, world_field, hard_iron,
+             r_mag, ibm, use_baro, use_mag, snapshot)
+    return mask
