@@ -1,5 +1,6 @@
 """The report's figures: the path (3-D and top-down) vs reference, altitude, position error,
-actuator commands.
+actuator commands, and, for vehicles flown with an onboard estimator, the estimate's errors
+against the truth.
 
 Figures are built with :class:`matplotlib.figure.Figure` on an Agg canvas directly, not
 through ``pyplot``: nothing is registered with pyplot's figure manager, no GUI backend is
@@ -25,6 +26,9 @@ DPI = 100
 SUBPLOT_HEIGHT = 2.0  # inches per vehicle in the actuator figure, when 6 in is too little
 MIN_HALF_RANGE = 0.5  # m: the 3-D box of a vehicle that barely moves
 POSITION = slice(STATE_COLUMNS.index("x"), STATE_COLUMNS.index("z") + 1)
+# The estimated path: dash-dot, so that it is told apart from the reference's dashes.
+ESTIMATE_STYLE = {"linestyle": "-.", "linewidth": 1.2}
+ESTIMATE_PANEL_HEIGHT = 3.0  # inches per vehicle in the estimate figure, when 6 in is too little
 
 
 def new_figure(size: tuple[float, float] = FIGURE_SIZE, layout: str | None = None) -> Figure:
@@ -48,13 +52,16 @@ def path_figure(logs: Sequence[FlightLog],
 
     The start of each flown path is a large circle drawn over the paths (so that a path
     ending where it started does not hide it), its end a cross; ``waypoints`` (per vehicle,
-    (k, 3) positions), if given, are squares.
+    (k, 3) positions), if given, are squares. A vehicle whose log has an estimated position
+    (the EKF) also shows that estimated path, dash-dot in its colour (not drawn before the
+    filter initialised).
     """
     figure = new_figure((2 * FIGURE_SIZE[0] * 0.8, FIGURE_SIZE[1]))
     figure.subplots_adjust(left=0.0, right=0.97, bottom=0.09, top=0.9, wspace=0.15)
     axes = figure.add_subplot(1, 2, 1, projection="3d")
     top = figure.add_subplot(1, 2, 2)
     points = []
+    any_estimate = False
     for i, log in enumerate(logs):
         color = _color(i)
         if log.times:
@@ -72,6 +79,13 @@ def path_figure(logs: Sequence[FlightLog],
                         zorder=5)
             top.scatter(*flown[-1, :2], color=color, marker="x", s=45, zorder=5)
             points += [flown, reference]
+            estimated = _estimated_path(log)
+            if estimated is not None:
+                axes.plot(*estimated.T, color=color, **ESTIMATE_STYLE,
+                          label=f"{log.vehicle} estimate")
+                top.plot(*estimated[:, :2].T, color=color, **ESTIMATE_STYLE)
+                points.append(estimated)
+                any_estimate = True
         if waypoints is not None and i < len(waypoints) and waypoints[i] is not None:
             marks = np.asarray(waypoints[i], dtype=float).reshape(-1, 3)
             axes.scatter(*marks.T, color=color, marker="s", s=30, depthshade=False,
@@ -87,9 +101,88 @@ def path_figure(logs: Sequence[FlightLog],
     top.set_aspect("equal", adjustable="datalim")
     top.grid(True, alpha=0.3)
     top.set_title("top-down", fontsize="medium")
-    figure.suptitle("flown path vs reference (o start, x end, squares waypoints)")
+    figure.suptitle("flown path vs reference (o start, x end, squares waypoints"
+                    + (", dash-dot estimate)" if any_estimate else ")"))
     if points:
         axes.legend(loc="upper left", fontsize="small")
+    return figure
+
+
+def _estimated_path(log: FlightLog) -> np.ndarray | None:
+    """(m, 3) estimated positions [m] of ``log`` (NaN rows where not estimated, which the
+    plots leave as gaps), or None when it has no position estimate at all."""
+    if not log.has_estimates or not log.times:
+        return None
+    estimated = log.estimate_table()[:, :3]
+    return estimated if np.isfinite(estimated).all(axis=1).any() else None
+
+
+def _rms(values: np.ndarray) -> float:
+    """RMS of the finite values; NaN when there are none."""
+    finite = values[np.isfinite(values)]
+    return float(np.sqrt(np.mean(finite**2))) if len(finite) else float("nan")
+
+
+def _from_zero(axes, values: np.ndarray) -> None:
+    """y from 0 to a tenth above the largest finite value (so that a constant error is not
+    drawn on the frame's top edge, where autoscaling would put it; a diverged, infinite
+    estimate is off the scale rather than an error)."""
+    finite = values[np.isfinite(values)]
+    top = float(finite.max()) if len(finite) else 0.0
+    axes.set_ylim(0.0, 1.1 * top if top > 0.0 else 1.0)
+
+
+def estimate_figure(logs: Sequence[FlightLog]) -> Figure:
+    """The onboard estimate against the truth, one row of two panels per vehicle whose log
+    has estimate columns: on the left the position error |p_est - p| [m] (the EKF; the
+    complementary filter estimates no position, said in the panel), on the right the
+    attitude error [deg] (the angle between the estimated and the true attitude), both
+    against time [s] with their RMS over the estimated rows in the legend.
+
+    The figure is 8 x 6 in, taller (3 in per vehicle) beyond two vehicles; vehicles keep
+    their colours of the other figures. Rows before the filter initialised are gaps.
+
+    Raises:
+        ValueError: no log has estimate columns (the report draws it only when one has).
+    """
+    rows = [(i, log) for i, log in enumerate(logs) if log.has_estimates]
+    if not rows:
+        raise ValueError("estimate_figure needs a log with estimate columns (a vehicle "
+                         "flown with an estimator); none of the logs has them")
+    figure = new_figure((FIGURE_SIZE[0], max(FIGURE_SIZE[1], ESTIMATE_PANEL_HEIGHT * len(rows))),
+                        layout="constrained")
+    grid = figure.subplots(len(rows), 2, sharex=True, squeeze=False)
+    for (position_axes, attitude_axes), (i, log) in zip(grid, rows):
+        position_error, attitude_error = log.estimate_errors()
+        times = np.asarray(log.times, dtype=float)
+        for axes, what in ((position_axes, "position"), (attitude_axes, "attitude")):
+            axes.set_title(f"{log.vehicle}: {what}", fontsize="medium")
+            axes.grid(True, alpha=0.3)
+        position_axes.set_ylabel("|p_est - p| [m]")
+        attitude_axes.set_ylabel("attitude error [deg]")
+        if np.isfinite(position_error).any():
+            position_axes.plot(times, position_error, color=_color(i), linewidth=1.2,
+                               label=f"RMS {_rms(position_error):.3f} m")
+            position_axes.legend(loc="best", fontsize="small")
+            _from_zero(position_axes, position_error)
+        else:
+            # An attitude without a position is the complementary filter; neither, a filter
+            # that never initialised.
+            text = ("no position estimate\n(complementary filter: attitude only)"
+                    if np.isfinite(attitude_error).any() else "not initialised")
+            position_axes.text(0.5, 0.5, text, transform=position_axes.transAxes,
+                               ha="center", va="center")
+        if np.isfinite(attitude_error).any():
+            attitude_axes.plot(times, attitude_error, color=_color(i), linewidth=1.2,
+                               label=f"RMS {_rms(attitude_error):.2f}°")
+            attitude_axes.legend(loc="best", fontsize="small")
+            _from_zero(attitude_axes, attitude_error)
+        else:
+            attitude_axes.text(0.5, 0.5, "not initialised", transform=attitude_axes.transAxes,
+                               ha="center", va="center")
+    for axes in grid[-1]:
+        axes.set_xlabel("time [s]")
+    figure.suptitle("onboard estimate vs truth")
     return figure
 
 

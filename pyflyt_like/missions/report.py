@@ -69,6 +69,7 @@ from .output_files import (
 )
 
 __all__ = [
+    "ESTIMATE_PLOT_FILE",
     "LOG_FILE_PATTERN",
     "PLOT_FILES",
     "SUMMARY_FILE",
@@ -90,6 +91,8 @@ __all__ = [
 SUMMARY_FILE = "summary.json"
 LOG_FILE_PATTERN = "log_{}.csv"
 PLOT_FILES = ("path_3d.png", "altitude.png", "position_error.png", "actuators.png")
+#: Written after PLOT_FILES only when some vehicle flew with an estimator.
+ESTIMATE_PLOT_FILE = "estimate.png"
 TABLE_COLUMNS = ("vehicle", "waypoints reached", "time [s]", "RMS error [m]", "max error [m]",
                  "collisions", "status")
 #: Before "status" when a vehicle flew with an estimator: its errors against the truth.
@@ -190,8 +193,12 @@ def write_plots(logs: Sequence[FlightLog], folder: PathLike, prefix: str = "",
     axes; 12.8 x 6 in), ``<prefix>altitude.png`` (altitude and its reference [m] against
     time), ``<prefix>position_error.png`` (error [m] against time, per vehicle) and
     ``<prefix>actuators.png`` (actuator commands against time, one panel per vehicle and
-    unit): 8 x 6 in at 100 dpi unless said (the actuator figure grows by 2 in per panel
-    beyond three). Figures are made without pyplot (see :mod:`pyflyt_like.missions.plots`).
+    unit) and, only when some log has estimate columns (a vehicle flown with an estimator),
+    ``<prefix>estimate.png`` (the estimate's position [m] and attitude [deg] errors against
+    the truth, per such vehicle; :func:`~pyflyt_like.missions.plots.estimate_figure`):
+    8 x 6 in at 100 dpi unless said (the actuator figure grows by 2 in per panel beyond
+    three, the estimate figure by 3 in per vehicle beyond two). Figures are made without
+    pyplot (see :mod:`pyflyt_like.missions.plots`).
 
     Args:
         logs: one flight log per vehicle.
@@ -203,10 +210,13 @@ def write_plots(logs: Sequence[FlightLog], folder: PathLike, prefix: str = "",
         the written paths, in the order above.
     """
     folder = Path(folder)
-    builders = (lambda: plots.path_figure(logs, waypoints), lambda: plots.altitude_figure(logs),
-                lambda: plots.error_figure(logs), lambda: plots.actuator_figure(logs))
+    figures = list(zip(PLOT_FILES, (
+        lambda: plots.path_figure(logs, waypoints), lambda: plots.altitude_figure(logs),
+        lambda: plots.error_figure(logs), lambda: plots.actuator_figure(logs))))
+    if any(log.has_estimates for log in logs):
+        figures.append((ESTIMATE_PLOT_FILE, lambda: plots.estimate_figure(logs)))
     written = []
-    for name, build in zip(PLOT_FILES, builders):
+    for name, build in figures:
         figure = build()
         try:
             written.append(write_output_file(

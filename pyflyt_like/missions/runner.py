@@ -85,6 +85,17 @@ class _EstimateErrors:
                 "estimate_attitude_rms": float(rms[2])}
 
 
+def _record_estimate(log: FlightLog, drone) -> None:
+    """Add the drone's onboard estimate to the row its pilot just logged: position [m] (EKF
+    only) and Euler angles [rad]; NaN before the filter initialised, when its values are
+    the reset state's rather than an estimate."""
+    estimate = drone.estimator.read()
+    if estimate["initialised"]:
+        log.append_estimate(estimate.get("position"), estimate["euler"])
+    else:
+        log.append_estimate(None, None)
+
+
 @dataclass
 class MissionResult:
     """What :func:`run_mission` returns: per-vehicle results, logs and written files."""
@@ -322,6 +333,9 @@ def fly_mission(mission: Mission, gui: bool = False, seed: int = 0,
         ids = [d.Id for d in aviary.drones]
         estimates = [_EstimateErrors(d) if getattr(d, "estimator", None) is not None else None
                      for d in aviary.drones]
+        for pilot, estimate in zip(pilots, estimates):
+            if estimate is not None:
+                pilot.log.start_estimates()  # the estimate columns, beside the truth's
         recorder = None
         if record_video:
             recorder = VideoRecorder(aviary, aviary.drones[0])
@@ -342,6 +356,8 @@ def fly_mission(mission: Mission, gui: bool = False, seed: int = 0,
             time = aviary.elapsed_time
             for i, pilot in enumerate(pilots):
                 pilot.record(time)
+                if estimates[i] is not None:
+                    _record_estimate(pilot.log, aviary.drones[i])
                 if estimates[i] is not None and not crashed[i]:
                     estimates[i].record()
                 contact = bool(aviary.contact_array[ids[i]].any())

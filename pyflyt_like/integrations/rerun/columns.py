@@ -54,7 +54,7 @@ def column_unit(name: str) -> str:
     :data:`COMMAND_UNIT`."""
     if name in OTHER_UNITS:
         return OTHER_UNITS[name]
-    base = name.removeprefix("sp_").removesuffix("_ref")
+    base = name.removeprefix("sp_").removesuffix("_ref").removesuffix("_est")
     return STATE_UNITS.get(base, COMMAND_UNIT)
 
 
@@ -125,7 +125,8 @@ def send_table(stream: Any, vehicle: str, times: np.ndarray, table: dict[str, np
 
     for state, unit in STATE_UNITS.items():
         if state in table:
-            send(unit, state, [c for c in (state, f"sp_{state}", f"{state}_ref") if c in table])
+            send(unit, state, [c for c in (state, f"sp_{state}", f"{state}_ref", f"{state}_est")
+                                   if c in table])
     grouped: dict[str, list[str]] = {}
     for name in table:
         if name in units and name not in done:
