@@ -160,26 +160,13 @@ def estimate_figure(logs: Sequence[FlightLog]) -> Figure:
             axes.grid(True, alpha=0.3)
         position_axes.set_ylabel("|p_est - p| [m]")
         attitude_axes.set_ylabel("attitude error [deg]")
-        if np.isfinite(position_error).any():
-            position_axes.plot(times, position_error, color=_color(i), linewidth=1.2,
-                               label=f"RMS {_rms(position_error):.3f} m")
-            position_axes.legend(loc="best", fontsize="small")
-            _from_zero(position_axes, position_error)
-        else:
-            # An attitude without a position is the complementary filter; neither, a filter
-            # that never initialised.
-            text = ("no position estimate\n(complementary filter: attitude only)"
-                    if np.isfinite(attitude_error).any() else "not initialised")
-            position_axes.text(0.5, 0.5, text, transform=position_axes.transAxes,
-                               ha="center", va="center")
-        if np.isfinite(attitude_error).any():
-            attitude_axes.plot(times, attitude_error, color=_color(i), linewidth=1.2,
-                               label=f"RMS {_rms(attitude_error):.2f}°")
-            attitude_axes.legend(loc="best", fontsize="small")
-            _from_zero(attitude_axes, attitude_error)
-        else:
-            attitude_axes.text(0.5, 0.5, "not initialised", transform=attitude_axes.transAxes,
-                               ha="center", va="center")
+        # An attitude without a position is the complementary filter; neither, a filter
+        # that never initialised.
+        missing = ("no position estimate\n(complementary filter: attitude only)"
+                   if np.isfinite(attitude_error).any() else "not initialised")
+        _error_panel(position_axes, times, position_error, _color(i), "{:.3f} m", missing)
+        _error_panel(attitude_axes, times, attitude_error, _color(i), "{:.2f}°",
+                     "not initialised")
     for axes in grid[-1]:
         axes.set_xlabel("time [s]")
     figure.suptitle("onboard estimate vs truth")
@@ -254,6 +241,19 @@ def error_figure(logs: Sequence[FlightLog]) -> Figure:
     if any(log.times for log in logs):
         axes.legend(loc="upper right", fontsize="small")
     return figure
+
+
+def _error_panel(axes, times: np.ndarray, error: np.ndarray, color: str, rms_format: str,
+                 missing: str) -> None:
+    """Draw ``error`` (m,) against ``times`` (m,) [s] with its RMS in the legend, or the
+    ``missing`` text where it has no finite value."""
+    if np.isfinite(error).any():
+        axes.plot(times, error, color=color, linewidth=1.2,
+                  label="RMS " + rms_format.format(_rms(error)))
+        axes.legend(loc="best", fontsize="small")
+        _from_zero(axes, error)
+    else:
+        axes.text(0.5, 0.5, missing, transform=axes.transAxes, ha="center", va="center")
 
 
 def _unit_groups(log: FlightLog) -> list[tuple[str, list[int]]]:

@@ -1,14 +1,13 @@
-"""Compile-readiness: every per-sample function compiles with numba as the batched engine
-compiles the shared formulas (:func:`pyflyt_like.compiled.jit.compile_shared`, no
-reference-counted allocation) and returns exactly the plain-Python result."""
+"""Compile-readiness: every per-sample function, as both engines run it compiled
+(:mod:`pyflyt_like.compiled.sensor_models`, :func:`pyflyt_like.compiled.jit.compile_shared`,
+no reference-counted allocation), returns exactly the plain-Python result."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from pyflyt_like.common.rotations import euler_to_quat
-from pyflyt_like.compiled import rotations as compiled_rotations
-from pyflyt_like.compiled.jit import compile_shared
+from pyflyt_like.compiled import sensor_models
 from pyflyt_like.sensors import (
     barometer,
     gnss,
@@ -50,27 +49,16 @@ def _coefficients(sensor):
 
 
 def test_every_per_sample_function_compiles_and_agrees_with_python():
-    r = compiled_rotations
-    markov_step = compile_shared(noise.markov_step)
-    saturate_quantise = compile_shared(noise.saturate_quantise)
-    specific_force = compile_shared(imu.specific_force, r.quat_to_matrix,
-                                    r.transpose_times_vector, r.cross)
-    measure = compile_shared(imu.measure, saturate_quantise)
-    imu_reset = compile_shared(imu.reset)
-    imu_sample = compile_shared(imu.sample, specific_force, measure, r.transpose_times_vector)
-    isa_temperature = compile_shared(barometer.isa_temperature)
-    isa_pressure = compile_shared(barometer.isa_pressure, isa_temperature)
-    isa_altitude = compile_shared(barometer.isa_altitude)
-    baro_reset = compile_shared(barometer.reset)
-    baro_sample = compile_shared(barometer.sample, isa_pressure, isa_altitude, markov_step)
-    mag_reset = compile_shared(magnetometer.reset)
-    mag_sample = compile_shared(magnetometer.sample, r.quat_to_matrix,
-                                r.transpose_times_vector)
-    push = compile_shared(gnss.push)
-    pop = compile_shared(gnss.pop)
-    gnss_reset = compile_shared(gnss.reset)
-    gnss_sample = compile_shared(gnss.sample, markov_step, push, pop)
-    range_sample = compile_shared(rangefinder.sample)
+    m = sensor_models  # the engines' compiled models, private callees included
+    markov_step, saturate_quantise = m._markov_step, m._saturate_quantise
+    specific_force = m._specific_force
+    imu_reset, imu_sample = m.imu_reset, m.imu_sample
+    isa_pressure, isa_altitude = m._isa_pressure, m._isa_altitude
+    baro_reset, baro_sample = m.baro_reset, m.baro_sample
+    mag_reset, mag_sample = m.mag_reset, m.mag_sample
+    push, pop = m._push, m._pop
+    gnss_reset, gnss_sample = m.gnss_reset, m.gnss_sample
+    range_sample = m.range_sample
 
     quat = np.array(euler_to_quat(0.3, -0.2, 1.1))
     assert markov_step(0.5, 0.9, 0.2, -1.3) == noise.markov_step(0.5, 0.9, 0.2, -1.3)
