@@ -40,7 +40,7 @@ from numba.core import caching, event
 PACKAGE = Path(__file__).resolve().parent.parent
 # Packages of plain-Python functions that the kernels compile with ``njit(...)(function)``:
 # their modules never mention njit, yet an edit to them changes the machine code.
-MATHS_PACKAGES = ("common", "control", "estimation", "physics", "rules", "sensors")
+MATHS_PACKAGES = ("common", "control", "estimation", "physics", "rules", "sensors", "worlds")
 # A process of older sources (started before an edit) may still be writing into their
 # folder, and numba fails a call whose cache file it cannot write: such folders wait.
 IDLE_BEFORE_REMOVAL = 600.0  # s
