@@ -11,7 +11,7 @@ nothing else that a step writes into:
   :data:`~pyflyt_like.sensors.config.SENSOR_NAMES` order; 0 where not configured;
 - ``sensor_coefficients`` (:data:`COEFFICIENT_SIZE`,): every configured sensor's
   ``coefficients`` at its offset (:data:`COEFFICIENT_OFFSETS`);
-- ``sensor_state`` (W, D, :data:`STATE_SIZE`): the models' states (IMU 30, barometer 1,
+- ``sensor_state`` (W, D, :data:`STATE_SIZE`): the models' states (IMU 31, barometer 1,
   magnetometer 3, GNSS 4), then the velocity [m/s, world] and body rates [rad/s] of the
   previous physics step, whose differences give the acceleration and its angular twin;
 - ``sensor_ring`` (W, D, latency + 1, 7): the GNSS latency ring ((W, D, 0, 7) without GNSS);
@@ -33,13 +33,18 @@ samples after physics step ``k`` (counted from the reset) when ``k % period == 0
 plane the batched floor holds the centre of mass on (docs/sensors.md).
 
 Random numbers: standard normal draws by the ziggurat
-(:func:`~pyflyt_like.batch.world_random.next_ziggurat_normals`; Box-Muller's made the IMU's
-twelve draws per sample cost three times the physics step) on each world's SplitMix64
-stream. Per world, in a fixed order: at a
-reset, for each drone, the reset draws of the IMU, barometer, magnetometer and GNSS (those
-configured); at each physics step, for each drone, the sample draws of the sensors due, in
-:data:`SENSOR_NAMES` order. A world's readings therefore depend on its stream only, not on
-the thread that ran it nor on W.
+(:func:`~pyflyt_like.batch.world_random.fill_ziggurat_normals`; Box-Muller's made the IMU's
+draws cost three times the physics step) on each world's SplitMix64 stream. Per world, in a
+fixed order: at a reset, for each drone, the reset draws of the IMU, barometer,
+magnetometer and GNSS (those configured); at each physics step, for each drone, the sample
+draws of the sensors due, in :data:`SENSOR_NAMES` order, the IMU's as many as its sample
+takes (:func:`pyflyt_like.sensors.imu.sample_draws`: its white noise's 6, then its bias
+random walk's 6 when it steps). A world's readings therefore depend on its stream only, not
+on the thread that ran it nor on W.
+
+Cost: the stage is inlined into the kernels, the IMU's model with it (:func:`_inlined`), the
+draws with literal counts (the compiler unrolls them); a sensor due every physics step is
+told so without an integer division (:func:`_due`).
 """
 
 from __future__ import annotations
@@ -62,22 +67,23 @@ from pyflyt_like.common.sensor_readings import (
     VALID,
     VELOCITY,
 )
+from pyflyt_like.compiled import rotations as r
+from pyflyt_like.compiled.jit import SCALAR_OPTIONS, compile_shared
 from pyflyt_like.compiled.sensor_models import (
     baro_reset,
     baro_sample,
     gnss_reset,
     gnss_sample,
     imu_reset,
-    imu_sample,
     mag_reset,
     mag_sample,
     range_sample,
 )
-from pyflyt_like.sensors import barometer, gnss, imu, magnetometer, rangefinder
+from pyflyt_like.sensors import barometer, gnss, imu, magnetometer, noise, rangefinder
 from pyflyt_like.sensors.config import SENSOR_NAMES, sensor_periods
 from pyflyt_like.sensors.params import SensorParams
 
-from .world_random import next_ziggurat_normals
+from .world_random import fill_ziggurat_normals
 
 #: The sensor fields of a family's state named tuple, in order.
 SENSOR_FIELDS = ("sensor_periods", "sensor_coefficients", "sensor_state", "sensor_ring",
@@ -109,6 +115,22 @@ STATE_SIZE = PREVIOUS_RATES + 3
 NORMALS, ACCELERATION, RATES_DOT = 0, 24, 27
 SCRATCH_SIZE = 30
 
+
+# ------------------------------------------------------------------ the IMU, inlined
+def _inlined(function, *callees):
+    """``function`` compiled as :func:`~pyflyt_like.compiled.jit.compile_shared` compiles
+    it (its calls bound to ``callees``), and inlined into its callers (numba IR). The IMU
+    samples every physics step, and its sample called with a dozen array views cost 5 ns
+    more per drone-step than inlined (of about 20)."""
+    return njit(**SCALAR_OPTIONS, inline="always")(compile_shared(function, *callees).py_func)
+
+
+_saturate_quantise = _inlined(noise.saturate_quantise)
+_specific_force = _inlined(imu.specific_force, r.quat_to_matrix, r.transpose_times_vector,
+                           r.cross)
+_measure = _inlined(imu.measure, _saturate_quantise)
+imu_sample = _inlined(imu.sample, _specific_force, _measure, r.transpose_times_vector)
+imu_sample_draws = _inlined(imu.sample_draws)
 
 
 # ------------------------------------------------------------------ arrays (Python)
@@ -174,6 +196,13 @@ _INLINE = dict(cache=True, _nrt=False, error_model="numpy", inline="always")
 
 
 @njit(**_INLINE)
+def _due(period, k):
+    """Whether a sensor sampling every ``period`` physics steps (0: not configured) samples
+    after step ``k``: an every-step sensor without an integer division."""
+    return period == 1 or (period > 0 and k % period == 0)
+
+
+@njit(**_INLINE)
 def sample_world(state, w, k, gravity, dt, floor_z, at_reset):
     """Sample the due sensors of every drone of world ``w`` after its physics step ``k``
     (since the reset; ``at_reset``: the reset state at k = 0, derivatives 0), then remember
@@ -184,11 +213,12 @@ def sample_world(state, w, k, gravity, dt, floor_z, at_reset):
     accel = scratch[ACCELERATION:ACCELERATION + 3]
     rates_dot = scratch[RATES_DOT:RATES_DOT + 3]
     time = k * dt
-    due_imu = periods[IMU] > 0 and k % periods[IMU] == 0
-    due_baro = periods[BARO] > 0 and k % periods[BARO] == 0
-    due_mag = periods[MAG] > 0 and k % periods[MAG] == 0
-    due_gnss = periods[GNSS] > 0 and k % periods[GNSS] == 0
-    due_range = periods[RANGE] > 0 and k % periods[RANGE] == 0
+    rate = 1.0 / dt  # [Hz]: one division per world and step, the six differences multiply
+    due_imu = _due(periods[IMU], k)
+    due_baro = _due(periods[BARO], k)
+    due_mag = _due(periods[MAG], k)
+    due_gnss = _due(periods[GNSS], k)
+    due_range = _due(periods[RANGE], k)
     for d in range(state.pos.shape[1]):
         s, out = state.sensor_state[w, d], state.sensor_readings[w, d]
         pos, quat = state.pos[w, d], state.quat[w, d]
@@ -199,28 +229,33 @@ def sample_world(state, w, k, gravity, dt, floor_z, at_reset):
                     accel[i] = 0.0
                     rates_dot[i] = 0.0
                 else:
-                    accel[i] = (vel[i] - s[PREVIOUS_VEL + i]) / dt
-                    rates_dot[i] = (rates[i] - s[PREVIOUS_RATES + i]) / dt
-            next_ziggurat_normals(streams, w, normals[0:imu.SAMPLE_DRAWS])
+                    accel[i] = (vel[i] - s[PREVIOUS_VEL + i]) * rate
+                    rates_dot[i] = (rates[i] - s[PREVIOUS_RATES + i]) * rate
+            # the white noise's 6 draws, then the walk's 6 when it steps (every 20 ms,
+            # imu.WALK_INTERVAL); literal counts: the compiler unrolls the draws
+            fill_ziggurat_normals(streams, w, normals, imu.WHITE_DRAWS)
+            if imu_sample_draws(c[IMU_C:BARO_C], s[IMU_S:BARO_S]) > imu.WHITE_DRAWS:
+                fill_ziggurat_normals(streams, w, normals[imu.WHITE_DRAWS:imu.SAMPLE_DRAWS],
+                                      imu.SAMPLE_DRAWS - imu.WHITE_DRAWS)
             imu_sample(c[IMU_C:BARO_C], accel, quat, rates, rates_dot, gravity,
                        normals[0:imu.SAMPLE_DRAWS], s[IMU_S:BARO_S], out[ACCEL:ACCEL + 3],
                        out[GYRO:GYRO + 3])
         if due_baro:
-            next_ziggurat_normals(streams, w, normals[0:barometer.SAMPLE_DRAWS])
+            fill_ziggurat_normals(streams, w, normals, barometer.SAMPLE_DRAWS)
             baro_sample(c[BARO_C:MAG_C], pos[2], normals[0:barometer.SAMPLE_DRAWS],
                         s[BARO_S:MAG_S], out[PRESSURE:PRESSURE + 2])
         if due_mag:
-            next_ziggurat_normals(streams, w, normals[0:magnetometer.SAMPLE_DRAWS])
+            fill_ziggurat_normals(streams, w, normals, magnetometer.SAMPLE_DRAWS)
             mag_sample(c[MAG_C:GNSS_C], quat, normals[0:magnetometer.SAMPLE_DRAWS],
                        s[MAG_S:GNSS_S], out[FIELD:FIELD + 3])
         if due_gnss:
-            next_ziggurat_normals(streams, w, normals[0:gnss.SAMPLE_DRAWS])
+            fill_ziggurat_normals(streams, w, normals, gnss.SAMPLE_DRAWS)
             fix = gnss_sample(c[GNSS_C:RANGE_C], pos, vel, normals[0:gnss.SAMPLE_DRAWS],
                               s[GNSS_S:PREVIOUS_VEL], state.sensor_ring[w, d],
                               out[POSITION:POSITION + 3], out[VELOCITY:VELOCITY + 3])
             out[FIX] = 1.0 if fix else 0.0
         if due_range:
-            next_ziggurat_normals(streams, w, normals[0:rangefinder.SAMPLE_DRAWS])
+            fill_ziggurat_normals(streams, w, normals, rangefinder.SAMPLE_DRAWS)
             distance, valid = range_sample(c[RANGE_C:COEFFICIENT_SIZE], pos, quat, floor_z,
                                            normals[0:rangefinder.SAMPLE_DRAWS])
             out[DISTANCE] = distance
@@ -229,9 +264,16 @@ def sample_world(state, w, k, gravity, dt, floor_z, at_reset):
             s[PREVIOUS_VEL + i] = vel[i]
             s[PREVIOUS_RATES + i] = rates[i]
     times = state.sensor_times[w]
-    for i in range(5):
-        if periods[i] > 0 and k % periods[i] == 0:
-            times[i] = time
+    if due_imu:
+        times[IMU] = time
+    if due_baro:
+        times[BARO] = time
+    if due_mag:
+        times[MAG] = time
+    if due_gnss:
+        times[GNSS] = time
+    if due_range:
+        times[RANGE] = time
 
 
 @njit(**_INLINE)
@@ -271,18 +313,18 @@ def reset_sensor_world(state, w, gravity, dt, floor_z):
         for i in range(out.shape[0]):
             out[i] = 0.0
         if periods[IMU] > 0:
-            next_ziggurat_normals(streams, w, normals[0:imu.RESET_DRAWS])
+            fill_ziggurat_normals(streams, w, normals, imu.RESET_DRAWS)
             imu_reset(c[IMU_C:BARO_C], normals[0:imu.RESET_DRAWS], s[IMU_S:BARO_S])
         if periods[BARO] > 0:
-            next_ziggurat_normals(streams, w, normals[0:barometer.RESET_DRAWS])
+            fill_ziggurat_normals(streams, w, normals, barometer.RESET_DRAWS)
             baro_reset(c[BARO_C:MAG_C], normals[0:barometer.RESET_DRAWS],
                        s[BARO_S:MAG_S])
         if periods[MAG] > 0:
-            next_ziggurat_normals(streams, w, normals[0:magnetometer.RESET_DRAWS])
+            fill_ziggurat_normals(streams, w, normals, magnetometer.RESET_DRAWS)
             mag_reset(c[MAG_C:GNSS_C], normals[0:magnetometer.RESET_DRAWS],
                       s[MAG_S:GNSS_S])
         if periods[GNSS] > 0:
-            next_ziggurat_normals(streams, w, normals[0:gnss.RESET_DRAWS])
+            fill_ziggurat_normals(streams, w, normals, gnss.RESET_DRAWS)
             gnss_reset(c[GNSS_C:RANGE_C], normals[0:gnss.RESET_DRAWS],
                        s[GNSS_S:PREVIOUS_VEL], state.sensor_ring[w, d])
     times = state.sensor_times[w]

@@ -12,26 +12,44 @@ Both are turned into the sensor frame by the mounting rotation ``R_bs`` (sensor 
 ``v_s = R_bs^T v_b``. Then per sensor (accelerometer, gyroscope), sample ``k`` at the
 sensor's period ``dt = 1 / update_rate``:
 
-``y = Q(sat(M v_s + b_on + b_k + sigma_d n_k))``, ``b_{k+1} = b_k + walk sqrt(dt) m_k``
+``y_k = Q(sat(M v_s + b_on + b_k + sigma_d n_k))``
 
-with ``sigma_d = noise_density / sqrt(dt)`` (Kalibr's discrete white noise), ``b_k`` the
-bias random walk (0 at reset), ``M = (I + S)(I + E)`` the scale-factor errors ``S``
-(diagonal) times the axis misalignment ``E`` (off-diagonal, small angles [rad]), ``b_on``
-the turn-on bias; ``S``, ``E`` and ``b_on`` are drawn at reset from normals of the given
-standard deviations. ``sat`` clips to +-range (0: no saturation) and ``Q`` rounds to a
-multiple of the resolution (0: none). ``n_k``, ``m_k`` are standard normal draws.
+with ``sigma_d = noise_density / sqrt(dt)`` (Kalibr's discrete white noise), ``M = (I + S)(I
++ E)`` the scale-factor errors ``S`` (diagonal) times the axis misalignment ``E``
+(off-diagonal, small angles [rad]), ``b_on`` the turn-on bias; ``S``, ``E`` and ``b_on`` are
+drawn at reset from normals of the given standard deviations. ``sat`` clips to +-range (0:
+no saturation) and ``Q`` rounds to a multiple of the resolution (0: none). ``n_k`` are
+standard normal draws.
 
-The per-sample functions (:func:`specific_force`, :func:`reset`, :func:`sample`) are plain
-Python on floats and small arrays, without allocation, so numba compiles them as they are
-(:func:`pyflyt_like.compiled.jit.compile_shared`). Their arrays:
+``b_k`` is the bias random walk (Kalibr's ``random_walk`` K), 0 at reset, stepped once every
+``W`` samples and held in between: ``b_{k+1} = b_k + K sqrt(W dt) m_k`` when ``k + 1`` is a
+multiple of ``W``, else ``b_{k+1} = b_k`` (``m_k`` standard normal draws). ``W`` =
+:func:`walk_samples` is the most samples that fit in :data:`WALK_INTERVAL` (20 ms), at
+least 1: 10 at 500 Hz, 4 at 240 Hz, 1 at 50 Hz and below (a step every sample, Kalibr's
+discrete model as it is). Why: on the batched engine the normal draws cost as much as the
+rest of the IMU's sample, and a walk stepped every sample takes 6 per sample besides the
+white noise's 6; stepped every ``W`` samples it takes ``6 / W``. At the instants
+``j W dt`` the walk is exactly Kalibr's (each step's variance ``K^2 W dt``); in between the
+held bias differs from a walk stepped every sample by a standard deviation below
+``K sqrt(W dt)`` (the BMI088 gyroscope: 1.6e-7 rad/s, against its white noise of 5.5e-3
+rad/s per 500 Hz sample), so the Allan deviation keeps ``K sqrt(tau / 3)`` wherever the
+walk shows (tau of seconds and more; tests/sensors/test_imu_allan.py checks it at 500 Hz).
+
+The per-sample functions (:func:`specific_force`, :func:`reset`, :func:`sample`,
+:func:`sample_draws`) are plain Python on floats and small arrays, without allocation, so
+numba compiles them as they are (:func:`pyflyt_like.compiled.jit.compile_shared`). Their
+arrays:
 
 - ``coefficients`` (:data:`COEFFICIENT_SIZE`,), :attr:`ImuParams.coefficients`: per sensor
   ``s`` (:data:`ACCEL`, :data:`GYRO`) at ``s * BLOCK``: white sigma_d, walk step
-  ``walk sqrt(dt)``, range, resolution, turn-on bias sigma, scale-factor sigma,
+  ``K sqrt(W dt)``, range, resolution, turn-on bias sigma, scale-factor sigma,
   misalignment sigma; then the mounting rotation ``R_bs`` (9, row-major) at
-  :data:`MOUNT_ROTATION` and position [m] (3) at :data:`MOUNT_POSITION`;
+  :data:`MOUNT_ROTATION`, position [m] (3) at :data:`MOUNT_POSITION` and ``W`` at
+  :data:`WALK_SAMPLES`;
 - ``state`` (:data:`STATE_SIZE`,), :func:`zeros_state`: per sensor at
-  ``s * STATE_BLOCK``: ``M`` (9, row-major), turn-on bias (3), bias random walk (3).
+  ``s * STATE_BLOCK``: ``M R_bs^T`` (9, row-major: the mounting rotation folded in at
+  reset), turn-on bias (3), bias random walk (3); then at :data:`WALK_COUNT` the samples
+  since the walk's last step.
 """
 
 from __future__ import annotations
@@ -56,14 +74,29 @@ BLOCK = 7  # coefficients per sensor
 WHITE, WALK, RANGE, RESOLUTION, TURN_ON_BIAS, SCALE_FACTOR, MISALIGNMENT = range(BLOCK)
 MOUNT_ROTATION = 2 * BLOCK
 MOUNT_POSITION = MOUNT_ROTATION + 9
-COEFFICIENT_SIZE = MOUNT_POSITION + 3
+WALK_SAMPLES = MOUNT_POSITION + 3
+COEFFICIENT_SIZE = WALK_SAMPLES + 1
 
 STATE_BLOCK = 15  # state per sensor
 MATRIX, BIAS_ON, BIAS_WALK = 0, 9, 12
-STATE_SIZE = 2 * STATE_BLOCK
+WALK_COUNT = 2 * STATE_BLOCK
+STATE_SIZE = WALK_COUNT + 1
 
 RESET_DRAWS = 24  # per sensor: turn-on bias 3, scale factor 3, misalignment 6
-SAMPLE_DRAWS = 12  # per sensor: white noise 3, bias random walk 3
+WHITE_DRAWS = 6  # every sample: white noise, accelerometer 3 then gyroscope 3
+#: The most draws a sample takes: the white noise, then when the walk steps its draws
+#: (accelerometer 3, gyroscope 3); :func:`sample_draws` tells which.
+SAMPLE_DRAWS = 12
+#: The longest time [s] the bias random walk is held between two steps (module docstring).
+WALK_INTERVAL = 0.02
+
+
+def walk_samples(dt: float) -> int:
+    """``W``: samples per step of the bias random walk at the sample period ``dt`` [s], the
+    most that fit in :data:`WALK_INTERVAL`, at least 1."""
+    # the tolerance keeps an exact fit (20 ms at 500 Hz: 10 samples) whole
+    return max(1, math.floor(WALK_INTERVAL / dt + 1e-9))
+
 
 _SENSOR_PARAMETERS = {
     "{}_noise_density": ("m/s^2/sqrt(Hz)", "rad/s/sqrt(Hz)", "white noise density (Kalibr)"),
@@ -116,10 +149,12 @@ class ImuParams(SensorParams):
     def _coefficients(self) -> np.ndarray:
         c = np.zeros(COEFFICIENT_SIZE)
         root_dt = math.sqrt(self.dt)
+        walk = walk_samples(self.dt)
+        root_walk_dt = math.sqrt(walk * self.dt)
         for s, name in ((ACCEL, "accelerometer"), (GYRO, "gyroscope")):
             block = c[s * BLOCK:(s + 1) * BLOCK]
             block[WHITE] = getattr(self, f"{name}_noise_density") / root_dt
-            block[WALK] = getattr(self, f"{name}_random_walk") * root_dt
+            block[WALK] = getattr(self, f"{name}_random_walk") * root_walk_dt
             block[RANGE] = getattr(self, f"{name}_range")
             block[RESOLUTION] = getattr(self, f"{name}_resolution")
             block[TURN_ON_BIAS] = getattr(self, f"{name}_turn_on_bias")
@@ -127,6 +162,7 @@ class ImuParams(SensorParams):
             block[MISALIGNMENT] = getattr(self, f"{name}_misalignment")
         c[MOUNT_ROTATION:MOUNT_ROTATION + 9] = euler_to_matrix(*self.mounting_orientation)
         c[MOUNT_POSITION:MOUNT_POSITION + 3] = self.mounting_position
+        c[WALK_SAMPLES] = walk
         return c
 
 
@@ -148,20 +184,26 @@ def specific_force(accel, quat, ang_vel, ang_accel, offset, gravity, out):
     """
     r = quat_to_matrix(quat[0], quat[1], quat[2], quat[3])
     fx, fy, fz = transpose_times_vector(r, accel[0], accel[1], accel[2] + gravity)
-    tx, ty, tz = cross(ang_accel[0], ang_accel[1], ang_accel[2], offset[0], offset[1],
-                       offset[2])
-    vx, vy, vz = cross(ang_vel[0], ang_vel[1], ang_vel[2], offset[0], offset[1], offset[2])
-    cx, cy, cz = cross(ang_vel[0], ang_vel[1], ang_vel[2], vx, vy, vz)
-    out[0] = fx + tx + cx
-    out[1] = fy + ty + cy
-    out[2] = fz + tz + cz
+    ox, oy, oz = offset[0], offset[1], offset[2]
+    if ox != 0.0 or oy != 0.0 or oz != 0.0:  # the lever arm's terms (none at the centre)
+        tx, ty, tz = cross(ang_accel[0], ang_accel[1], ang_accel[2], ox, oy, oz)
+        vx, vy, vz = cross(ang_vel[0], ang_vel[1], ang_vel[2], ox, oy, oz)
+        cx, cy, cz = cross(ang_vel[0], ang_vel[1], ang_vel[2], vx, vy, vz)
+        fx += tx + cx
+        fy += ty + cy
+        fz += tz + cz
+    out[0] = fx
+    out[1] = fy
+    out[2] = fz
 
 
 def reset(coefficients, normals, state):
     """Draw a new unit into ``state`` (:data:`STATE_SIZE`,) from ``normals``
     (:data:`RESET_DRAWS`,) standard normal draws: per sensor the turn-on bias (3), the
-    scale factors (3) and the misalignment angles (6) make ``M``; the bias random walk
-    restarts at 0."""
+    scale factors (3) and the misalignment angles (6) make ``M``, kept times the mounting
+    rotation's transpose (``M R_bs^T``: one product per sample instead of two); the bias
+    random walk restarts at 0, its count of samples too."""
+    mount = coefficients[MOUNT_ROTATION:MOUNT_ROTATION + 9]
     for s in range(2):
         c = s * BLOCK
         z = s * STATE_BLOCK
@@ -170,49 +212,75 @@ def reset(coefficients, normals, state):
             state[z + BIAS_ON + i] = coefficients[c + TURN_ON_BIAS] * normals[d + i]
             state[z + BIAS_WALK + i] = 0.0
             scale = 1.0 + coefficients[c + SCALE_FACTOR] * normals[d + 3 + i]
-            k = 0  # the two off-diagonal angles of row i
+            # row i of M = (I + S)(I + E): scale times (1 on the diagonal, the two angles)
+            k = 0
+            row0 = row1 = row2 = 0.0
             for j in range(3):
                 if i == j:
-                    state[z + MATRIX + 3 * i + j] = scale
+                    m = scale
                 else:
-                    angle = coefficients[c + MISALIGNMENT] * normals[d + 6 + 2 * i + k]
-                    state[z + MATRIX + 3 * i + j] = scale * angle
+                    m = scale * coefficients[c + MISALIGNMENT] * normals[d + 6 + 2 * i + k]
                     k += 1
+                # (M R_bs^T)[i, l] = sum_j M[i, j] R_bs[l, j]
+                row0 += m * mount[j]
+                row1 += m * mount[3 + j]
+                row2 += m * mount[6 + j]
+            state[z + MATRIX + 3 * i] = row0
+            state[z + MATRIX + 3 * i + 1] = row1
+            state[z + MATRIX + 3 * i + 2] = row2
+    state[WALK_COUNT] = 0.0
 
 
 def measure(coefficients, s, x, y, z, normals, state, out):
-    """Sensor ``s``'s reading of the true sensor-frame vector (x, y, z) into ``out`` (3,),
-    then its bias random walk one sample on; ``normals`` are the :data:`SAMPLE_DRAWS`
-    draws of :func:`sample`."""
+    """Sensor ``s``'s reading of the true vector (x, y, z) (body frame: the mounting
+    rotation is in the state's matrix) into ``out`` (3,); ``normals`` are the draws of
+    :func:`sample`, its white noise at ``3 * s``."""
     c = s * BLOCK
     b = s * STATE_BLOCK
-    d = s * 6
+    white = coefficients[c + WHITE]
+    limit, step = coefficients[c + RANGE], coefficients[c + RESOLUTION]
     for i in range(3):
         m = b + MATRIX + 3 * i
         value = (state[m] * x + state[m + 1] * y + state[m + 2] * z
                  + state[b + BIAS_ON + i] + state[b + BIAS_WALK + i]
-                 + coefficients[c + WHITE] * normals[d + i])
-        out[i] = saturate_quantise(value, coefficients[c + RANGE],
-                                   coefficients[c + RESOLUTION])
-        state[b + BIAS_WALK + i] += coefficients[c + WALK] * normals[d + 3 + i]
+                 + white * normals[3 * s + i])
+        out[i] = saturate_quantise(value, limit, step)
+
+
+def sample_draws(coefficients, state):
+    """The standard normal draws the next :func:`sample` takes: :data:`WHITE_DRAWS`, or
+    :data:`SAMPLE_DRAWS` when the bias random walk steps after it."""
+    if state[WALK_COUNT] + 1.0 >= coefficients[WALK_SAMPLES]:
+        return SAMPLE_DRAWS
+    return WHITE_DRAWS
 
 
 def sample(coefficients, accel, quat, ang_vel, ang_accel, gravity, normals, state,
            accel_out, gyro_out):
     """One IMU sample of the true state into ``accel_out`` [m/s^2] and ``gyro_out``
-    [rad/s] ((3,) each, sensor frame); advances the bias random walks in ``state``.
+    [rad/s] ((3,) each, sensor frame), then the bias random walk one sample on (a step
+    every ``W = coefficients[WALK_SAMPLES]`` samples).
 
     Args:
         coefficients: (:data:`COEFFICIENT_SIZE`,) :attr:`ImuParams.coefficients`.
         accel, quat, ang_vel, ang_accel, gravity: as :func:`specific_force`.
-        normals: (:data:`SAMPLE_DRAWS`,) standard normal draws: accelerometer white (3),
-            walk (3), then the gyroscope's.
+        normals: (:func:`sample_draws`,) standard normal draws, or more (the rest unused;
+            :data:`SAMPLE_DRAWS` always suffice): the accelerometer's white noise (3), the
+            gyroscope's (3), then when the walk steps its draws, accelerometer (3) and
+            gyroscope (3).
         state: (:data:`STATE_SIZE`,) from :func:`reset`.
     """
     specific_force(accel, quat, ang_vel, ang_accel,
                    coefficients[MOUNT_POSITION:MOUNT_POSITION + 3], gravity, accel_out)
-    mount = coefficients[MOUNT_ROTATION:MOUNT_ROTATION + 9]
-    x, y, z = transpose_times_vector(mount, accel_out[0], accel_out[1], accel_out[2])
-    measure(coefficients, ACCEL, x, y, z, normals, state, accel_out)
-    x, y, z = transpose_times_vector(mount, ang_vel[0], ang_vel[1], ang_vel[2])
-    measure(coefficients, GYRO, x, y, z, normals, state, gyro_out)
+    measure(coefficients, ACCEL, accel_out[0], accel_out[1], accel_out[2], normals, state,
+            accel_out)
+    measure(coefficients, GYRO, ang_vel[0], ang_vel[1], ang_vel[2], normals, state, gyro_out)
+    count = state[WALK_COUNT] + 1.0
+    if count >= coefficients[WALK_SAMPLES]:
+        count = 0.0
+        for s in range(2):
+            step = coefficients[s * BLOCK + WALK]
+            for i in range(3):
+                state[s * STATE_BLOCK + BIAS_WALK + i] += step * normals[
+                    WHITE_DRAWS + 3 * s + i]
+    state[WALK_COUNT] = count

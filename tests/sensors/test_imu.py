@@ -105,18 +105,47 @@ def test_saturation_then_quantisation():
 
 
 def test_white_noise_and_bias_random_walk_use_the_discrete_sigmas():
-    """sigma_d = N / sqrt(dt); the walk moves by K sqrt(dt) per sample, after the reading."""
+    """sigma_d = N / sqrt(dt); the walk steps by K sqrt(W dt) after every W-th reading (W = 2
+    at 100 Hz: 20 ms), from the draws after the white noise's, which only then are read."""
     config = {"preset": "ideal", "update_rate": 100, "accelerometer_noise_density": 0.002,
               "accelerometer_random_walk": 0.01, "gyroscope_noise_density": 0.001,
               "gyroscope_random_walk": 0.003}
     c, s = _unit(config, physics_hz=200)
-    normals = np.arange(1.0, 13.0)  # accel white 1..3, walk 4..6; gyro white 7..9, walk 10..12
-    accel, gyro = _read(c, s, ZERO, LEVEL, ZERO, ZERO, normals)
+    assert c[imu.WALK_SAMPLES] == 2
+    step = math.sqrt(2 * 0.01)
+    # accel white 1..3, gyro white 4..6; the walk's (accel 7..9, gyro 10..12) unread
+    assert imu.sample_draws(c, s) == imu.WHITE_DRAWS
+    accel, gyro = _read(c, s, ZERO, LEVEL, ZERO, ZERO, np.arange(1.0, 13.0))
     np.testing.assert_allclose(accel, [0.02, 0.04, G + 0.06], rtol=1e-12)
-    np.testing.assert_allclose(gyro, [0.07, 0.08, 0.09], rtol=1e-12)
+    np.testing.assert_allclose(gyro, [0.04, 0.05, 0.06], rtol=1e-12)
+    assert s[imu.BIAS_WALK:imu.BIAS_WALK + 3].tolist() == [0.0, 0.0, 0.0]
+    # the second reading: no white noise, the walk still 0, then the walk steps
+    assert imu.sample_draws(c, s) == imu.SAMPLE_DRAWS
+    accel, gyro = _read(c, s, ZERO, LEVEL, ZERO, ZERO,
+                        np.concatenate((np.zeros(6), np.arange(7.0, 13.0))))
+    assert accel.tolist() == [0.0, 0.0, G] and gyro.tolist() == [0.0, 0.0, 0.0]
+    assert imu.sample_draws(c, s) == imu.WHITE_DRAWS
+    accel, gyro = _read(c, s, ZERO, LEVEL, ZERO, ZERO, np.full(12, np.nan))  # walk unread
+    assert np.isnan(accel).all()  # the white draws are read
     accel, gyro = _read(c, s, ZERO, LEVEL, ZERO, ZERO, np.zeros(12))
-    np.testing.assert_allclose(accel, [0.004, 0.005, G + 0.006], rtol=1e-12)
-    np.testing.assert_allclose(gyro, [0.003, 0.0033, 0.0036], rtol=1e-12)
+    np.testing.assert_allclose(accel, 0.01 * step * np.array([7.0, 8.0, 9.0]) + [0, 0, G],
+                               rtol=1e-12)
+    np.testing.assert_allclose(gyro, 0.003 * step * np.array([10.0, 11.0, 12.0]), rtol=1e-12)
+
+
+@pytest.mark.parametrize(("rate", "samples"), [(500, 10), (400, 8), (240, 4), (200, 4),
+                                                (100, 2), (60, 1), (50, 1), (10, 1)])
+def test_the_walk_steps_every_w_samples_within_20_ms(rate, samples):
+    """W = the most samples within imu.WALK_INTERVAL (20 ms), at least 1; the step's
+    sigma K sqrt(W dt) keeps the walk's variance K^2 t at the steps."""
+    params = resolve_sensor("imu", "bmi088", rate)  # every physics step
+    c = params.coefficients
+    assert imu.walk_samples(1.0 / rate) == samples == c[imu.WALK_SAMPLES]
+    assert samples / rate <= imu.WALK_INTERVAL or samples == 1
+    assert c[imu.WALK] == pytest.approx(params.accelerometer_random_walk
+                                        * math.sqrt(samples / rate), rel=1e-15)
+    assert c[imu.BLOCK + imu.WALK] == pytest.approx(params.gyroscope_random_walk
+                                                    * math.sqrt(samples / rate), rel=1e-15)
 
 
 def test_turn_on_errors_are_drawn_at_reset_with_the_configured_sigmas():
@@ -133,7 +162,9 @@ def test_turn_on_errors_are_drawn_at_reset_with_the_configured_sigmas():
         biases.append(accel[imu.BIAS_ON:imu.BIAS_ON + 3].copy())
         scales.append(np.diag(matrix) - 1.0)
         angles.append(matrix[~np.eye(3, dtype=bool)] / np.repeat(np.diag(matrix), 2))
-        assert state[imu.STATE_BLOCK + imu.BIAS_WALK:].tolist() == [0.0, 0.0, 0.0]
+        walk = imu.STATE_BLOCK + imu.BIAS_WALK
+        assert state[walk:walk + 3].tolist() == [0.0, 0.0, 0.0]
+        assert state[imu.WALK_COUNT] == 0.0
     assert np.std(biases) == pytest.approx(params.accelerometer_turn_on_bias, rel=0.05)
     assert np.std(scales) == pytest.approx(params.accelerometer_scale_factor, rel=0.05)
     assert np.std(angles) == pytest.approx(params.accelerometer_misalignment, rel=0.05)
