@@ -1,8 +1,8 @@
 """numba's caches of the package's kernels: in a per-user cache folder named after every
 compiled source, never inside the package; a cold cache says that it is compiling.
 
-The end-to-end checks share one cold and one warm run of a small BatchedAviary in fresh
-interpreters (the cold one compiles for about 30 s).
+The end-to-end checks (slow tests) share one cold and one warm run of a small BatchedAviary
+in fresh interpreters (the cold one compiles for about 30 s).
 """
 
 from __future__ import annotations
@@ -94,6 +94,10 @@ def new_or_changed(before: dict, after: dict) -> list[str]:
 
 
 # ---------------------------------------------------------------------------- end to end
+# Slow: the cold run compiles the engine in a cache of its own (85-97 s in a 2-core suite run,
+# not shared with the rest of the suite). The folder, digest and locator rules they rest on are
+# checked by the fast tests below, and every kernel the suite compiles goes through them.
+@pytest.mark.slow
 def test_a_cold_run_compiles_into_the_user_cache_folder_and_says_so(runs):
     folder = runs["folder"]
     assert folder.is_relative_to(runs["root"] / "cache" / "pyflyt_like" / "numba")
@@ -104,10 +108,12 @@ def test_a_cold_run_compiles_into_the_user_cache_folder_and_says_so(runs):
     assert f"cached in {folder}" in runs["cold_stderr"]
 
 
+@pytest.mark.slow
 def test_no_run_writes_a_cache_file_into_the_package(runs):
     assert new_or_changed(runs["package_before"], runs["package_after"]) == []
 
 
+@pytest.mark.slow
 def test_every_kernel_of_the_package_is_cached_in_the_folder(runs):
     """Also those of the task layer, imported before pyflyt_like.batch by name."""
     kernels = runs["cold"]["kernels"]
@@ -118,6 +124,7 @@ def test_every_kernel_of_the_package_is_cached_in_the_folder(runs):
     assert misplaced == {}
 
 
+@pytest.mark.slow
 def test_a_warm_run_loads_the_cache_silently_and_steps_alike(runs):
     assert "compiling" not in runs["warm_stderr"]
     assert runs["after_warm"] == runs["after_cold"]  # nothing compiled, nothing written

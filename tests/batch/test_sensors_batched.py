@@ -140,6 +140,10 @@ def test_ideal_readings_are_the_closed_form_of_the_multirotor_state(multirotors)
     assert np.abs(sim.vel).max() > 0.05
 
 
+# The fixed-wing's sensed kernel is a cold compile (~45 s on 2 cores) of its own; the sensor
+# stage it inlines is the multirotor's (shared, checked by the test above and the PyBullet
+# cross-check below) and the fixed-wing's state by tests/batch/fixedwing.
+@pytest.mark.slow
 def test_the_fixed_wing_reads_the_closed_form_too():
     sim = BatchedAviary(n_worlds=1, n_drones=2, drone_model="acrowing", mode=-1,
                         physics_hz=HZ, start_pos=np.array([[0.0, 0.0, 1.2], [0.0, 10.0, 5.0]]),

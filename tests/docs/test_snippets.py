@@ -12,12 +12,37 @@ matplotlib.use("Agg")  # a snippet that plots must not need a display
 ALL = [s for path in documentation_files() for s in snippets(path)]
 COMPLETE = [s for s in ALL if not s.is_fragment]
 
+# Complete snippets run by `pytest -m slow` only (CI's slow stage): each is the only user in
+# the default suite of a kernel whose cold compile takes one to three minutes on two cores.
+# Keyed on the page and on what the snippet does, not on its line (which moves with edits).
+SLOW = {
+    # a kernel with the user's stages inlined; user stages' fast tests and slow flights:
+    # tests/batch/test_user_stages.py
+    ("docs/batch.md", "user_stages="),
+    # 1024 envs run the threaded task kernel; the same envs on the calling thread:
+    # tests/envs/multirotor_tasks
+    ("docs/vector_tasks.md", "num_envs=1024"),
+}
+
+
+def is_slow(snippet) -> bool:
+    page = snippet.path.relative_to(ROOT).as_posix()
+    return any(page == slow_page and text in snippet.code for slow_page, text in SLOW)
+
 
 def test_the_documentation_has_complete_snippets():
     assert len(COMPLETE) >= 20
 
 
-@pytest.mark.parametrize("snippet", COMPLETE, ids=[s.name for s in COMPLETE])
+def test_every_slow_key_names_a_complete_snippet():
+    for page, text in SLOW:
+        assert any(s.path.relative_to(ROOT).as_posix() == page and text in s.code
+                   for s in COMPLETE), (page, text)
+
+
+@pytest.mark.parametrize("snippet", [
+    pytest.param(s, id=s.name, marks=[pytest.mark.slow] if is_slow(s) else [])
+    for s in COMPLETE])
 def test_snippet_runs(snippet, tmp_path, monkeypatch):
     if "import ray" in snippet.code:  # docs/scaling.md: CI runs these in its Ray environment
         pytest.importorskip("ray.rllib",

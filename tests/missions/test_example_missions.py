@@ -26,9 +26,23 @@ ROTORCRAFT = ["square.yaml", "figure_eight.yaml", "formation.yaml", "windy.yaml"
               "fixedwing_circuit.yaml", "quadplane_survey.yaml"]
 
 
+@pytest.fixture(scope="module")
+def fly():
+    """``fly(name)``: the result of the example mission ``name``, flown once per module (the
+    tests only read it; the circuit and the survey are checked twice)."""
+    results = {}
+
+    def flown(name: str):
+        if name not in results:
+            results[name] = run_mission(Mission.from_yaml(EXAMPLES / name))
+        return results[name]
+
+    return flown
+
+
 @pytest.mark.parametrize("name", ROTORCRAFT)
-def test_example_mission_completes(name):
-    result = run_mission(Mission.from_yaml(EXAMPLES / name))
+def test_example_mission_completes(name, fly):
+    result = fly(name)
     assert result.completed, [vars(v) for v in result.vehicles]
     for vehicle in result.vehicles:
         assert vehicle.waypoints_reached == vehicle.waypoints_total
@@ -37,16 +51,16 @@ def test_example_mission_completes(name):
         assert vehicle.rms_error < rms and vehicle.max_error < worst, vars(vehicle)
 
 
-def test_fixed_wing_holds_altitude_on_the_circuit():
-    result = run_mission(Mission.from_yaml(EXAMPLES / "fixedwing_circuit.yaml"))
+def test_fixed_wing_holds_altitude_on_the_circuit(fly):
+    result = fly("fixedwing_circuit.yaml")
     table = result.logs[0].table()
     assert abs(table[:, 12] - 40.0).max() < 2.0  # z column (measured within 0.34 m)
     speeds = (table[:, 7] ** 2 + table[:, 8] ** 2 + table[:, 9] ** 2) ** 0.5
     assert speeds.min() > 15.0  # never near the stall
 
 
-def test_the_quadplane_takes_off_cruises_on_its_wing_and_lands_on_the_pad():
-    result = run_mission(Mission.from_yaml(EXAMPLES / "quadplane_survey.yaml"))
+def test_the_quadplane_takes_off_cruises_on_its_wing_and_lands_on_the_pad(fly):
+    result = fly("quadplane_survey.yaml")
     table = result.logs[0].table()
     columns = result.logs[0].columns
     mode, z = table[:, columns.index("sp_mode")], table[:, columns.index("z")]

@@ -28,6 +28,10 @@ def two_threads():
     torch.set_num_threads(threads)
 
 
+# An acceptance check: 1024 envs run the threaded task kernel, whose cold compile (~1-3 min on
+# 2 cores) no fast test needs. PPO's learning: tests/training/test_ppo.py; the batched Hover
+# env: tests/envs/multirotor_tasks; PPO-style training on it through SB3: tests/integrations.
+@pytest.mark.slow
 def test_ppo_on_the_batched_hover_improves_the_return(two_threads):
     envs = gymnasium.make_vec(ENV_ID, num_envs=NUM_ENVS, vectorization_mode="vector_entry_point",
                               max_duration_seconds=SECONDS)

@@ -15,6 +15,17 @@ from pyflyt_like.training import PPOConfig, PPOPolicy  # noqa: E402
 from pyflyt_like.training.imitation import dagger, fit_to_teacher  # noqa: E402
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _one_torch_thread():
+    """These networks are tiny: one thread is as fast, and two OpenMP threads slow down
+    badly when another process shares the 2 cores (the fit took 36 s instead of 5 so).
+    Restored afterwards."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 class PointEnv(VectorEnv):
     """N points on a line: observation (x, v), action a in [-1, 1] accelerates; episodes of
     50 steps from random starts."""

@@ -87,16 +87,20 @@ def assert_agree(flown: dict[str, np.ndarray]) -> None:
     assert aux < TOLERANCE, f"deflections or throttle differ by {aux:.3g}"
 
 
+# Each case is 10 s of flight on both engines. The default suite flies every mode on the
+# acrowing and the power-law shear; the fixedwing model (the same kernels and formulas with
+# other parameters, also in tests/batch/fixedwing/test_closed_forms.py) and the log-law
+# shear (its wind also in tests/batch/test_cross_validation.py) fly in the slow stage.
 @pytest.mark.parametrize("mode", [-1, 0, 1, 2, 3])
-@pytest.mark.parametrize("model", ["acrowing", "fixedwing"])
+@pytest.mark.parametrize("model", ["acrowing", pytest.param("fixedwing", marks=pytest.mark.slow)])
 def test_batched_fixedwing_flies_as_the_pybullet_fixedwing(model, mode):
     assert_agree(fly_both(model, mode))
 
 
 @pytest.mark.parametrize("shear", [
     dict(reference_velocity=(4.0, -3.0, 0.0), law="power", exponent=0.2),
-    dict(reference_velocity=(-2.0, 5.0, 0.0), law="log", roughness_length=0.03,
-         reference_height=20.0),
+    pytest.param(dict(reference_velocity=(-2.0, 5.0, 0.0), law="log", roughness_length=0.03,
+                      reference_height=20.0), marks=pytest.mark.slow),
 ])
 def test_in_a_shear_wind_too(shear):
     """Mode 2 changes altitude by up to 5 m every second: the wind changes with it."""

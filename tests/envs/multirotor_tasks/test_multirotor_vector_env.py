@@ -12,7 +12,9 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from gymnasium.vector import AutoresetMode
 
+from pyflyt_like.batch import BatchedAviary
 from pyflyt_like.envs import MULTIROTOR_TASKS
+from pyflyt_like.envs.multirotor_tasks import vector_env
 from pyflyt_like.envs.multirotor_tasks.vector_env import MultirotorVectorEnv
 
 
@@ -200,7 +202,11 @@ def test_action_delay_holds_back_the_action():
     assert delayed[-1][0][0, 14] > 0.1  # the climb did arrive
 
 
-def test_observation_noise_has_the_requested_spread():
+def test_observation_noise_has_the_requested_spread(monkeypatch):
+    # 2048 worlds for the statistics, on the calling thread: the threaded kernel (from
+    # PARALLEL_WORLDS worlds) runs the same per-world code but costs its own cold compile,
+    # which the slow tests below pay
+    monkeypatch.setattr(vector_env, "PARALLEL_WORLDS", 4096)
     clean, noisy = (make_vec("Hover", 2048, observation_noise=noise) for noise in (0.0, 0.05))
     a, _ = clean.reset(seed=2)
     b, _ = noisy.reset(seed=2)
@@ -285,6 +291,26 @@ def _fly_twin(task: str) -> float:
     return total
 
 
+def _fly_twins_in_forked_workers() -> list[float]:
+    context = multiprocessing.get_context("fork")
+    with concurrent.futures.ProcessPoolExecutor(2, mp_context=context) as pool:
+        return list(pool.map(_fly_twin, ["Hover", "Track"]))
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(),
+                    reason="needs the fork start method")
+def test_twins_fly_in_forked_workers_of_a_process_that_ran_a_parallel_kernel():
+    # numba's OpenMP layer kills a forked child that launches a parallel kernel after its
+    # parent launched one (any: here the batched engine's step, compiled for the other
+    # tests already); the twins' compiled loops must stay on the calling thread. The
+    # VectorEnv's own threaded kernel: the slow test below.
+    sim = BatchedAviary(n_worlds=4, drone_model="cf2x", mode=-1)
+    sim.set_setpoints(np.full(4, sim.hover_speed))
+    sim.step(10)
+    assert all(0.0 < value <= 3.0 for value in _fly_twins_in_forked_workers())
+
+
+@pytest.mark.slow  # the threaded task kernel's cold compile (~1-3 min on 2 cores)
 @pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(),
                     reason="needs the fork start method")
 def test_twins_fly_in_forked_workers_of_a_process_that_ran_the_vector_env():
