@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
 from pyflyt_like.common.sensor_readings import (
@@ -46,10 +47,6 @@ from .sensor_models import baro_sample, gnss_sample, imu_sample, mag_sample
 
 #: Bits of the mask :func:`sample_sensors` returns: the sensors that sampled.
 IMU_BIT, BARO_BIT, MAG_BIT, GNSS_BIT = 1, 2, 4, 8
-#: The estimate's snapshot (28,): body rates (3) [rad/s], roll, pitch, yaw (3) [rad], body
-#: velocity (3) [m/s], position (3) [m], rotation (9) row-major body to world, world
-#: velocity (3) [m/s], quaternion (4) (x, y, z, w).
-SNAPSHOT_SIZE = 28
 
 _OPTIONS = dict(cache=True, error_model="numpy")
 
@@ -74,8 +71,8 @@ def sample_sensors(k, at_reset, state, vel, quat, physics_hz, gravity, periods, 
     ``previous`` over the physics period (0 ``at_reset``). Returns the mask of the sensors
     that sampled (:data:`IMU_BIT`, ...)."""
     pos, rates = state[3], state[0]
-    accel = vel.copy()
-    rates_dot = rates.copy()
+    accel = np.empty(3)
+    rates_dot = np.empty(3)
     for i in range(3):
         if at_reset:
             accel[i] = 0.0
@@ -118,7 +115,7 @@ def feed_ekf(mask, readings, times, x, cov, last_imu, mount, gravity, noise, ibb
              drift_m, lag, r_gnss, ground_altitude, r_baro, world_field, hard_iron, r_mag,
              ibm, use_baro, use_mag, snapshot):
     """Feed the EKF (``x``, ``cov``: :mod:`pyflyt_like.estimation.ekf_maths`) the samples of
-    ``mask``, then write the estimate's ``snapshot`` (:data:`SNAPSHOT_SIZE`,).
+    ``mask``, then write the estimate's ``snapshot`` (28,) (:func:`write_snapshot`).
 
     ``last_imu`` (7,): the last IMU sample fed (accel 3, gyro 3) and its time [s] (NaN:
     none yet). The other arguments are the filter's constants, as
@@ -144,8 +141,12 @@ def feed_ekf(mask, readings, times, x, cov, last_imu, mount, gravity, noise, ibb
 
 @njit(**_OPTIONS)
 def write_snapshot(x, gyro, mount, snapshot):
-    """The estimate as a control-state snapshot: the body rates are the latest ``gyro``
-    sample (3,) turned into the body frame by ``mount`` (3, 3), minus the estimated bias."""
+    """The estimate as a control-state snapshot (28,), the layout of the PyBullet vehicles'
+    control state (``SNAPSHOT_SIZE`` of ``pyflyt_like.core.abstractions.estimator``): body
+    rates (3) [rad/s], roll, pitch, yaw (3) [rad], body velocity (3) [m/s], position (3) [m],
+    rotation (9) row-major body to world, world velocity (3) [m/s], quaternion (4). The body
+    rates are the latest ``gyro`` sample (3,) turned into the body frame by ``mount``
+    (3, 3), minus the estimated bias."""
     r = quat_to_matrix(x[6], x[7], x[8], x[9])
     for i in range(3):
         snapshot[i] = (mount[i, 0] * gyro[0] + mount[i, 1] * gyro[1] + mount[i, 2] * gyro[2]
