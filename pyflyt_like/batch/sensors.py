@@ -21,7 +21,11 @@ nothing else that a step writes into:
   before the first sample;
 - ``sensor_streams`` (W,) uint64: each world's SplitMix64 stream
   (:mod:`~pyflyt_like.batch.world_random`), from which its units and noise are drawn;
-- ``sensor_scratch`` (W, 30): per world, the normal draws and the derivatives of one sample.
+- ``sensor_countdown`` (W, 5): per world, each sensor's countdown of physics steps to its
+  next sample (:func:`_due`);
+- ``sensor_scratch`` (T, 30): per thread of numba's (T its most), the normal draws and the
+  derivatives of the sample at hand: a row per world would add its cache lines to the
+  stage's memory traffic, the bulk of its cost at thousands of worlds.
 
 Truth fed to the models, as the PyBullet ``Sensors`` component: position, velocity,
 quaternion and body rates after the physics step (the stage runs after ``floor``);
@@ -43,14 +47,15 @@ random walk's 6 when it steps). A world's readings therefore depend on its strea
 on the thread that ran it nor on W.
 
 Cost: the stage is inlined into the kernels, the IMU's model with it (:func:`_inlined`), the
-draws with literal counts (the compiler unrolls them); a sensor due every physics step is
-told so without an integer division (:func:`_due`).
+draws with literal counts (the compiler unrolls them); whether a sensor is due is told by a
+countdown, not an integer division per world and step (:func:`_due`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+import numba
 import numpy as np
 from numba import njit
 
@@ -87,7 +92,8 @@ from .world_random import fill_ziggurat_normals
 
 #: The sensor fields of a family's state named tuple, in order.
 SENSOR_FIELDS = ("sensor_periods", "sensor_coefficients", "sensor_state", "sensor_ring",
-                 "sensor_readings", "sensor_times", "sensor_streams", "sensor_scratch")
+                 "sensor_readings", "sensor_times", "sensor_streams", "sensor_countdown",
+                 "sensor_scratch")
 
 IMU, BARO, MAG, GNSS, RANGE = range(5)  # the SENSOR_NAMES order
 _MODULES = (imu, barometer, magnetometer, gnss, rangefinder)
@@ -110,7 +116,7 @@ PREVIOUS_VEL = GNSS_S + gnss.STATE_SIZE
 PREVIOUS_RATES = PREVIOUS_VEL + 3
 STATE_SIZE = PREVIOUS_RATES + 3
 
-# Scratch per world: the normal draws of one sample (the IMU's reset takes the most), then
+# Scratch per thread: the normal draws of one sample (the IMU's reset takes the most), then
 # the acceleration and the body-rate derivative fed to the IMU.
 NORMALS, ACCELERATION, RATES_DOT = 0, 24, 27
 SCRATCH_SIZE = 30
@@ -161,7 +167,8 @@ def zeros_sensor_arrays(n_worlds: int, n_drones: int,
         sensor_readings=np.zeros((w, d, on * READINGS_SIZE)),
         sensor_times=np.full((w, on * len(SENSOR_NAMES)), np.nan),
         sensor_streams=np.zeros(w, np.uint64),
-        sensor_scratch=np.zeros((w, on * SCRATCH_SIZE)))
+        sensor_countdown=np.zeros((w, on * len(SENSOR_NAMES))),
+        sensor_scratch=np.zeros((numba.config.NUMBA_NUM_THREADS, on * SCRATCH_SIZE)))
 
 
 def sensor_layout_bytes(params: Mapping[str, SensorParams] | None) -> tuple[int, int]:
@@ -196,29 +203,40 @@ _INLINE = dict(cache=True, _nrt=False, error_model="numpy", inline="always")
 
 
 @njit(**_INLINE)
-def _due(period, k):
-    """Whether a sensor sampling every ``period`` physics steps (0: not configured) samples
-    after step ``k``: an every-step sensor without an integer division."""
-    return period == 1 or (period > 0 and k % period == 0)
+def _due(periods, countdown, sensor, at_reset):
+    """Whether ``sensor`` (sampling every ``periods[sensor]`` physics steps; 0: not
+    configured) samples now, at a reset or after a physics step: after step k when
+    ``k % period == 0``, told by a countdown (``countdown[sensor]`` steps to go, restarted
+    at each sample) rather than an integer division per world and step."""
+    period = periods[sensor]
+    if period == 0:
+        return False
+    if at_reset or countdown[sensor] <= 1.0:
+        countdown[sensor] = period
+        return True
+    countdown[sensor] -= 1.0
+    return False
 
 
 @njit(**_INLINE)
 def sample_world(state, w, k, gravity, dt, floor_z, at_reset):
     """Sample the due sensors of every drone of world ``w`` after its physics step ``k``
     (since the reset; ``at_reset``: the reset state at k = 0, derivatives 0), then remember
-    the velocities and rates for the next step's differences."""
+    the velocities and rates for the next step's differences. Called at the reset and after
+    every physics step: the countdowns count the calls."""
     periods, c = state.sensor_periods, state.sensor_coefficients
-    streams, scratch = state.sensor_streams, state.sensor_scratch[w]
+    streams, scratch = state.sensor_streams, state.sensor_scratch[numba.get_thread_id()]
     normals = scratch[NORMALS:NORMALS + 24]
     accel = scratch[ACCELERATION:ACCELERATION + 3]
     rates_dot = scratch[RATES_DOT:RATES_DOT + 3]
     time = k * dt
     rate = 1.0 / dt  # [Hz]: one division per world and step, the six differences multiply
-    due_imu = _due(periods[IMU], k)
-    due_baro = _due(periods[BARO], k)
-    due_mag = _due(periods[MAG], k)
-    due_gnss = _due(periods[GNSS], k)
-    due_range = _due(periods[RANGE], k)
+    countdown = state.sensor_countdown[w]
+    due_imu = _due(periods, countdown, IMU, at_reset)
+    due_baro = _due(periods, countdown, BARO, at_reset)
+    due_mag = _due(periods, countdown, MAG, at_reset)
+    due_gnss = _due(periods, countdown, GNSS, at_reset)
+    due_range = _due(periods, countdown, RANGE, at_reset)
     for d in range(state.pos.shape[1]):
         s, out = state.sensor_state[w, d], state.sensor_readings[w, d]
         pos, quat = state.pos[w, d], state.quat[w, d]
@@ -295,7 +313,9 @@ def sense_counted(state, w, gravity, dt, floor_z):
     sample_world(state, w, state.steps[w], gravity, dt, floor_z, False)
 
 
-@njit(**_INLINE)
+# not inlined: called at resets only, and an inlined copy of sample_world in every restart
+# path of a task kernel tripled its compile time
+@njit(cache=True, _nrt=False, error_model="numpy")
 def reset_sensor_world(state, w, gravity, dt, floor_z):
     """Draw world ``w``'s new units from its stream (per drone: the IMU's, barometer's,
     magnetometer's and GNSS's reset draws, those configured), forget its readings and
@@ -304,7 +324,7 @@ def reset_sensor_world(state, w, gravity, dt, floor_z):
         return
     periods, c = state.sensor_periods, state.sensor_coefficients
     streams = state.sensor_streams
-    normals = state.sensor_scratch[w, NORMALS:NORMALS + 24]
+    normals = state.sensor_scratch[numba.get_thread_id(), NORMALS:NORMALS + 24]
     for d in range(state.pos.shape[1]):
         s = state.sensor_state[w, d]
         for i in range(s.shape[0]):

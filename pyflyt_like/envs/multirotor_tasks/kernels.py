@@ -176,7 +176,7 @@ def _observe_state(state, task, params, w, observation):
                       state.ang_vel[w, 0], task, params, w, observation)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+@njit(cache=True, _nrt=False, error_model="numpy")
 def _restart_world(state, plant, config, task, params, w, observation):
     """A new episode in world ``w``: start from its stream, engine, sensors and task reset
     (the plant is not redrawn here: the VectorEnv does it before the call)."""
