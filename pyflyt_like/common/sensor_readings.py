@@ -46,8 +46,11 @@ READINGS = {
 def pack_readings(readings: Mapping[str, Mapping[str, Any]], out: np.ndarray) -> np.ndarray:
     """Write a ``read_sensors`` dict (sensor name -> reading name -> value; the sensors
     present) into ``out`` (:data:`READINGS_SIZE`,) float64 and return it; the entries of
-    absent sensors are left as they are, bools written as 1.0 or 0.0."""
+    absent sensors are left as they are, bools written as 1.0 or 0.0; sensors without a
+    place in the layout (the LiDAR's ranges) are skipped."""
     for name, entry in readings.items():
+        if name not in READINGS:
+            continue
         for key, (start, width, _kind) in READINGS[name].items():
             out[start:start + width] = entry[key]
     return out

@@ -12,8 +12,9 @@ from . import rotations as r
 from .jit import compile_shared
 
 _turn = compile_shared(ekf_maths.turn, r.quat_times_rotation)
+_transition_times = compile_shared(ekf_maths._transition_times)
 predict = compile_shared(ekf_maths.predict, r.times_vector, r.quat_to_matrix,
-                         r.quat_times_rotation, _turn, allocates=True)
+                         r.quat_times_rotation, _turn, _transition_times, allocates=True)
 update = compile_shared(ekf_maths.update, _turn, allocates=True)
 update_gnss = compile_shared(ekf_maths.update_gnss, update, allocates=True)
 update_baro = compile_shared(ekf_maths.update_baro, update, allocates=True)

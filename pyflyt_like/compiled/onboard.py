@@ -124,9 +124,11 @@ def feed_ekf(mask, readings, times, x, cov, last_imu, mount, gravity, noise, ibb
     if mask & IMU_BIT:
         time = times[0]
         if not math.isnan(last_imu[6]) and time > last_imu[6]:
-            predict(x, cov, 0.5 * (readings[ACCEL:ACCEL + 3] + last_imu[0:3]),
-                    0.5 * (readings[GYRO:GYRO + 3] + last_imu[3:6]), time - last_imu[6],
-                    mount, gravity, noise, ibb, drift_tau, drift_m)
+            mean = np.empty(6)  # accel, gyro: one temporary, not four
+            for i in range(6):
+                mean[i] = 0.5 * (readings[ACCEL + i] + last_imu[i])
+            predict(x, cov, mean[0:3], mean[3:6], time - last_imu[6], mount, gravity, noise,
+                    ibb, drift_tau, drift_m, True)
         last_imu[0:6] = readings[ACCEL:ACCEL + 6]
         last_imu[6] = time
     if mask & GNSS_BIT and readings[FIX] > 0.5:
@@ -164,19 +166,96 @@ def write_snapshot(x, gyro, mount, snapshot):
         snapshot[24 + i] = x[6 + i]
 
 
+# ---------------------------------------------------------------- one call per physics step
+# A compiled call unboxes each array argument (~50 ns apiece), more than the sampling
+# itself for the forty-odd arrays of sensors and filter: a vehicle's arrays live in one
+# float64 and one int64 buffer instead, as blocks at the rows of a layout table (start,
+# rows, columns), and the call takes the two buffers and the table.
+
+#: The float blocks, in order: the scalars (:data:`SCALARS`), per sensor (imu, baro, mag,
+#: gnss) its coefficients then its state, the GNSS ring, normals, previous, readings,
+#: times; then the EKF's (empty without one): x, cov, last_imu, mount, process noise,
+#: r_gnss, world field, hard iron, r_mag, snapshot.
+FLOAT_BLOCKS = ("scalars", "c_imu", "c_baro", "c_mag", "c_gnss", "s_imu", "s_baro", "s_mag",
+                "s_gnss", "ring", "normals", "previous", "readings", "times", "x", "cov",
+                "last_imu", "mount", "noise", "r_gnss", "world_field", "hard_iron", "r_mag",
+                "snapshot")
+#: The int blocks: sensor periods (5,), draw cursors (4,), flags (:data:`FLAGS`).
+INT_BLOCKS = ("periods", "cursors", "flags")
+#: The float scalars block: physics rate [Hz], gravity [m/s^2] (the sensors'), the filter's
+#: gravity [m/s^2], barometer drift time constant [s] and sigma [m], GNSS latency [s],
+#: ground altitude [m], barometer variance [m^2].
+SCALARS = ("physics_hz", "gravity", "filter_gravity", "drift_tau", "drift_m", "lag",
+           "ground_altitude", "r_baro")
+#: The int flags block: whether an EKF is fed, its ibb and ibm, whether it fuses the
+#: barometer and the magnetometer.
+FLAGS = ("with_ekf", "ibb", "ibm", "use_baro", "use_mag")
+
+
+(_SCALARS, _C_IMU, _C_BARO, _C_MAG, _C_GNSS, _S_IMU, _S_BARO, _S_MAG, _S_GNSS, _RING, _NORMALS,
+ _PREVIOUS, _READINGS, _TIMES, _X, _COV, _LAST_IMU, _MOUNT, _NOISE, _R_GNSS, _WORLD_FIELD,
+ _HARD_IRON, _R_MAG, _SNAPSHOT, _PERIODS, _CURSORS, _FLAGS) = range(len(FLOAT_BLOCKS)
+                                                                   + len(INT_BLOCKS))
+
+
+def pack_blocks(blocks: list[np.ndarray], dtype) -> tuple[np.ndarray, np.ndarray,
+                                                          list[np.ndarray]]:
+    """Copy ``blocks`` (1-D or 2-D arrays) into one new buffer of ``dtype``.
+
+    Returns the buffer, its layout (len(blocks), 3) int64 (start, rows, columns; a 1-D
+    block of size n is n rows of 1 column) and views of the buffer shaped like the blocks,
+    holding their values."""
+    layout = np.zeros((len(blocks), 3), np.int64)
+    start = 0
+    for b, block in enumerate(blocks):
+        rows, cols = (block.shape[0], 1) if block.ndim == 1 else block.shape
+        layout[b] = start, rows, cols
+        start += rows * cols
+    buffer = np.zeros(start, dtype)
+    views = []
+    for block, (first, rows, cols) in zip(blocks, layout):
+        view = buffer[first:first + rows * cols].reshape(block.shape)
+        view[...] = block
+        views.append(view)
+    return buffer, layout, views
+
+
 @njit(**_OPTIONS)
-def sample_and_feed(k, at_reset, state, vel, quat, physics_hz, gravity, periods, c_imu,
-                    c_baro, c_mag, c_gnss, s_imu, s_baro, s_mag, s_gnss, ring, normals,
-                    cursors, previous, readings, times, x, cov, last_imu, mount,
-                    filter_gravity, noise, ibb, drift_tau, drift_m, lag, r_gnss,
-                    ground_altitude, r_baro, world_field, hard_iron, r_mag, ibm, use_baro,
-                    use_mag, snapshot):
-    """:func:`sample_sensors`, then :func:`feed_ekf` with what sampled: a vehicle's whole
-    onboard step in one call. Returns the mask of the sensors that sampled."""
-    mask = sample_sensors(k, at_reset, state, vel, quat, physics_hz, gravity, periods,
-                          c_imu, c_baro, c_mag, c_gnss, s_imu, s_baro, s_mag, s_gnss, ring,
-                          normals, cursors, previous, readings, times)
-    feed_ekf(mask, readings, times, x, cov, last_imu, mount, filter_gravity, noise, ibb,
-             drift_tau, drift_m, lag, r_gnss, ground_altitude, r_baro, world_field, hard_iron,
-             r_mag, ibm, use_baro, use_mag, snapshot)
+def _vector(buffer, layout, b):
+    first = layout[b, 0]
+    return buffer[first:first + layout[b, 1] * layout[b, 2]]
+
+
+@njit(**_OPTIONS)
+def _matrix(buffer, layout, b):
+    return _vector(buffer, layout, b).reshape((layout[b, 1], layout[b, 2]))
+
+
+@njit(**_OPTIONS)
+def onboard_step(k, at_reset, state, vel, quat, floats, ints, layout):
+    """A vehicle's onboard step after physics step ``k``: :func:`sample_sensors`, then,
+    with an EKF, :func:`feed_ekf` with what sampled. ``state``, ``vel``, ``quat`` as
+    :func:`sample_sensors` takes them; the rest in ``floats`` and ``ints``, the blocks of
+    :data:`FLOAT_BLOCKS` and :data:`INT_BLOCKS` at the rows of ``layout`` (float blocks
+    first; :func:`pack_blocks`). Returns the mask of the sensors that sampled."""
+    f, i = floats, ints
+    scalars = _vector(f, layout, _SCALARS)
+    flags = _vector(i, layout, _FLAGS)
+    readings = _vector(f, layout, _READINGS)
+    times = _vector(f, layout, _TIMES)
+    mask = sample_sensors(
+        k, at_reset, state, vel, quat, scalars[0], scalars[1], _vector(i, layout, _PERIODS),
+        _vector(f, layout, _C_IMU), _vector(f, layout, _C_BARO), _vector(f, layout, _C_MAG),
+        _vector(f, layout, _C_GNSS), _vector(f, layout, _S_IMU), _vector(f, layout, _S_BARO),
+        _vector(f, layout, _S_MAG), _vector(f, layout, _S_GNSS), _matrix(f, layout, _RING),
+        _matrix(f, layout, _NORMALS), _vector(i, layout, _CURSORS),
+        _vector(f, layout, _PREVIOUS), readings, times)
+    if flags[0]:
+        feed_ekf(mask, readings, times, _vector(f, layout, _X), _matrix(f, layout, _COV),
+                 _vector(f, layout, _LAST_IMU), _matrix(f, layout, _MOUNT), scalars[2],
+                 _vector(f, layout, _NOISE), flags[1], scalars[3], scalars[4], scalars[5],
+                 _matrix(f, layout, _R_GNSS), scalars[6], scalars[7],
+                 _vector(f, layout, _WORLD_FIELD), _vector(f, layout, _HARD_IRON),
+                 _matrix(f, layout, _R_MAG), flags[2], flags[3] != 0, flags[4] != 0,
+                 _vector(f, layout, _SNAPSHOT))
     return mask

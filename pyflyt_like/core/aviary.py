@@ -6,6 +6,7 @@ import inspect
 import time
 import weakref
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -16,6 +17,7 @@ from pybullet_utils import bullet_client
 from pyflyt_like.common.validation import (
     as_float_array,
 )
+from pyflyt_like.worlds import World
 
 from .abstractions.base_drone import DroneClass
 from .abstractions.base_wind_field import (
@@ -23,7 +25,7 @@ from .abstractions.base_wind_field import (
     WindFieldClass,
     check_wind_field_output,
 )
-from .aviary_options import GRAVITY, AviaryOptions
+from .aviary_options import GRAVITY, WORLD_GENERATORS, AviaryOptions, WorldSpec, check_world_spec
 from .drones.fixedwing import Fixedwing
 from .drones.multirotor import Multirotor
 from .drones.quadplane import QuadPlane
@@ -32,6 +34,7 @@ from .drones.rocket import Rocket
 from .utils.display import display_available
 from .utils.quiet import quiet_native_output
 from .wind import WIND_FIELDS
+from .world_bodies import ShapeCache, snap_world
 
 DRONE_TYPES: dict[str, type[DroneClass]] = {
     "quadx": QuadX,
@@ -40,6 +43,31 @@ DRONE_TYPES: dict[str, type[DroneClass]] = {
     "quadplane": QuadPlane,
     "multirotor": Multirotor,
 }
+
+#: Draws of a generator tried for a layout that traps no drone's start, before an error.
+WORLD_DRAWS = 10
+
+
+@dataclass
+class _WorldPart:
+    """One world given to the aviary (``world=`` or an ``add_world``): its spec, whether
+    it is drawn anew at every reset, the World now spawned and its body ids."""
+
+    spec: WorldSpec
+    redraw: bool
+    world: World | None = None
+    body_ids: list[int] = field(default_factory=list)
+
+    @property
+    def drawn(self) -> bool:
+        """Whether the spec is a generator (its world drawn from ``np_random``)."""
+        return isinstance(self.spec, WORLD_GENERATORS)
+
+    @property
+    def live(self) -> bool:
+        """Whether it is drawn anew at every reset: its bodies are then kept out of the
+        saved state (removed before each restore, created again after it)."""
+        return self.redraw and self.drawn
 
 
 class Aviary(bullet_client.BulletClient):
@@ -59,8 +87,24 @@ class Aviary(bullet_client.BulletClient):
         seed: seed of the random generator (``0`` is a seed; ``None`` draws one).
         np_random: a generator to use instead of seeding a new one.
         gravity: magnitude of gravity [m/s^2], pointing down (-z); default 9.81.
+        world: obstacles (docs/worlds.md, "On the PyBullet Aviary"): ``None``; a
+            :class:`~pyflyt_like.worlds.World`, spawned once and kept; a generator
+            (``Forest``, ``Rooms``, ``Clutter``), drawn from ``np_random`` at every
+            :meth:`reset` (the first during construction); or a world file, a shipped name
+            or a ``.yaml`` path (a file with a ``seed`` pins its World, one without gives its
+            generator). A layout in which a drone's bounding sphere overlaps an obstacle is
+            drawn again, up to :data:`WORLD_DRAWS` times; a World that traps one raises.
+        world_redraw: with a generator, draw a new layout at every reset (``True``, its sizes
+            rounded to 1 mm so that PyBullet's shapes are reused) or only at the first
+            (``False``, kept after).
 
     ``step()`` advances one control period of the slowest drone.
+
+    Attributes:
+        world: the :class:`~pyflyt_like.worlds.World` now spawned (the union of every world
+            given), or ``None``.
+        world_body_ids: its body ids, one per primitive in the order of
+            ``world.primitives``.
     """
 
     def __init__(
@@ -78,13 +122,15 @@ class Aviary(bullet_client.BulletClient):
         seed: int | None = None,
         np_random: np.random.Generator | None = None,
         gravity: float = GRAVITY,
+        world: object = None,
+        world_redraw: bool = True,
     ):
         options = AviaryOptions(
             start_pos=start_pos, start_orn=start_orn, built_in_drone_types=DRONE_TYPES,
             drone_type=drone_type, drone_type_mappings=drone_type_mappings,
             drone_options=drone_options, wind_type=wind_type, wind_options=wind_options,
             render=render, physics_hz=physics_hz, world_scale=world_scale, seed=seed,
-            np_random=np_random, gravity=gravity)
+            np_random=np_random, gravity=gravity, world=world, world_redraw=world_redraw)
         self.options = options
         self.start_pos, self.start_orn = options.start_pos, options.start_orn
         self.num_drones = options.num_drones
@@ -97,6 +143,7 @@ class Aviary(bullet_client.BulletClient):
         self.np_random = options.np_random
         self.render = options.render
         self.gravity = options.gravity
+        self.world_redraw = options.world_redraw
 
         if self.render and not display_available():
             # PyBullet's GUI would print "cannot connect to X server" and end the process.
@@ -136,6 +183,13 @@ class Aviary(bullet_client.BulletClient):
         self.armed = np.ones(self.num_drones, dtype=bool)
         self._armed_drones = list(self.drones)
         self._snapshot: int | None = None
+        self._drone_radii = self._bounding_radii()
+        self._world_shapes = ShapeCache(client)
+        self._world_parts: list[_WorldPart] = []
+        self.world: World | None = None
+        self.world_body_ids: list[int] = []
+        if self.options.world is not None:  # a generator's layout is drawn by reset()
+            self._add_part(self.options.world, "world")
         self.register_all_new_bodies()
         self._last_wall_time = time.perf_counter()
         self.reset()
@@ -203,14 +257,161 @@ class Aviary(bullet_client.BulletClient):
 
         Resizes ``contact_array`` and saves the world as it is now, so :meth:`reset` puts the
         new bodies back where they are at this call (the drones go back to their spawn poses
-        as always).
+        as always). A world drawn anew at every reset stays out of the saved state: its
+        bodies are taken out for the save and put back (the same layout).
         """
         client = self._client
-        n_bodies = pybullet.getNumBodies(physicsClientId=client)
-        self.contact_array = np.zeros((n_bodies, n_bodies), dtype=bool)
+        live = [p for p in self._world_parts if p.live and p.body_ids]
+        self._take_out(live)
         if self._snapshot is not None:
             pybullet.removeState(self._snapshot, physicsClientId=client)
         self._snapshot = pybullet.saveState(physicsClientId=client)
+        for part in live:
+            part.body_ids = self._world_shapes.spawn(part.world)
+        self._update_world()
+        # Sized by the largest body id: ids are reused after removals (a redrawn world),
+        # so they need not run 0 .. n-1.
+        n_bodies = 1 + max((pybullet.getBodyUniqueId(i, physicsClientId=client)
+                            for i in range(pybullet.getNumBodies(physicsClientId=client))),
+                           default=-1)
+        self.contact_array = np.zeros((n_bodies, n_bodies), dtype=bool)
+
+    def _take_out(self, parts: list[_WorldPart]) -> None:
+        """Remove the bodies of ``parts``, last first: PyBullet reuses freed ids last in,
+        first out, so the next spawn gets the same ids back in the same order."""
+        for part in reversed(parts):
+            for body in reversed(part.body_ids):
+                pybullet.removeBody(body, physicsClientId=self._client)
+            part.body_ids = []
+        if parts:
+            self._update_world()
+
+    def _fit_contacts(self) -> None:
+        """Grow ``contact_array`` to the largest world body id (a spawn may take new ids);
+        it never shrinks on a redraw, so per-body masks built on it stay valid."""
+        needed = 1 + max(self.world_body_ids, default=-1)
+        size = self.contact_array.shape[0]
+        if needed > size:
+            contacts = np.zeros((needed, needed), dtype=bool)
+            contacts[:size, :size] = self.contact_array
+            self.contact_array = contacts
+
+    # ------------------------------------------------------------------ worlds
+    def add_world(self, spec: object) -> list[int]:
+        """Spawn a world after construction (PyFlyt style: build, then load bodies).
+
+        ``spec`` takes the forms of the ``world`` argument (a World, a generator, a world
+        file). The world is added to any already there: :attr:`world` becomes the union (the
+        earlier primitives first) and :attr:`world_body_ids` grows. A generator's layout is
+        drawn now, from ``np_random``, and again at every :meth:`reset` (unless
+        ``world_redraw=False``). The bodies are registered as
+        :meth:`register_all_new_bodies` does, so :meth:`reset` keeps them.
+
+        Returns:
+            The new bodies' ids, one per primitive of the added world.
+
+        Raises:
+            TypeError, ValueError, FileNotFoundError: a bad ``spec`` (named); a world that
+                traps a drone's start (``start_pos[i]`` named); more primitives in all than
+                ``MAX_PRIMITIVES``.
+        """
+        spec = check_world_spec("spec", spec)
+        if spec is None:
+            raise TypeError("spec must be a World, a Forest, Rooms or Clutter generator, or a "
+                            "world file, got None")
+        part = self._add_part(spec, "spec")
+        if part.drawn:
+            self._draw(part)
+        self.register_all_new_bodies()  # after which a live part's bodies have new ids
+        return list(part.body_ids)
+
+    def _add_part(self, spec: WorldSpec, name: str) -> _WorldPart:
+        """Keep ``spec`` as a world part; spawn it now if it is a World (its start rule
+        checked), else leave its drawing to the caller."""
+        part = _WorldPart(spec, redraw=self.world_redraw)
+        if isinstance(spec, World):
+            self._check_size(spec, name)
+            trapped = self._trapped(spec)
+            if trapped is not None:
+                raise ValueError(self._trap_message(*trapped, name))
+            part.world = spec
+            part.body_ids = self._world_shapes.spawn(spec)
+        self._world_parts.append(part)
+        self._update_world()
+        return part
+
+    def _draw(self, part: _WorldPart) -> None:
+        """Draw ``part``'s layout from ``np_random`` (snapped to 1 mm if it is redrawn at
+        every reset) until one traps no drone's start, up to :data:`WORLD_DRAWS` draws, and
+        spawn it (the part's old bodies were taken out)."""
+        generator = part.spec
+        for _ in range(WORLD_DRAWS):
+            # One draw of a seed, however many numbers the layout takes: np_random's later
+            # draws (motor noise, wind) do not depend on the layout.
+            world = generator.generate(int(self.np_random.integers(2**63)))
+            if part.redraw:
+                world = snap_world(world)
+            trapped = self._trapped(world)
+            if trapped is None:
+                break
+        else:
+            raise ValueError(self._trap_message(
+                *trapped, f"each of {WORLD_DRAWS} draws of {type(generator).__name__}"))
+        self._check_size(world, "world", part)
+        part.world = world
+        part.body_ids = self._world_shapes.spawn(world)
+        self._update_world()
+
+    def _check_size(self, world: World, name: str, replaced: _WorldPart | None = None
+                    ) -> None:
+        """A union of more than MAX_PRIMITIVES primitives raises before anything spawns."""
+        others = [p.world for p in self._world_parts if p is not replaced and p.world]
+        try:
+            World([q for w in (*others, world) for q in w.primitives])
+        except ValueError as error:
+            raise ValueError(f"{name}: the aviary's worlds together: {error}") from None
+
+    def _update_world(self) -> None:
+        """:attr:`world` and :attr:`world_body_ids` from the parts spawned now."""
+        worlds = [p.world for p in self._world_parts
+                  if p.world is not None and len(p.body_ids) == len(p.world)]
+        if not worlds:
+            self.world, self.world_body_ids = None, []
+        elif len(worlds) == 1:
+            self.world = worlds[0]
+        else:
+            self.world = World([q for w in worlds for q in w.primitives])
+        self.world_body_ids = [b for p in self._world_parts for b in p.body_ids]
+
+    def _bounding_radii(self) -> np.ndarray:
+        """Each drone's bounding radius [m] for the start rule: the farthest corner of its
+        collision AABB (every link, at its start pose, Bullet's margins included) from its
+        start position (0.075 m for the cf2x QuadX)."""
+        client = self._client
+        radii = []
+        for drone, start in zip(self.drones, self.start_pos):
+            links = range(-1, pybullet.getNumJoints(drone.Id, physicsClientId=client))
+            boxes = np.array([pybullet.getAABB(drone.Id, link, physicsClientId=client)
+                              for link in links])  # (links, 2, 3)
+            low, high = boxes[:, 0].min(axis=0), boxes[:, 1].max(axis=0)
+            corners = np.maximum(np.abs(low - start), np.abs(high - start))
+            radii.append(float(np.linalg.norm(corners)))
+        return np.array(radii)
+
+    def _trapped(self, world: World) -> tuple[int, object] | None:
+        """The first drone whose bounding sphere at its start overlaps ``world`` (the start
+        rule, :meth:`World.free_start`), and the primitive it overlaps most; or None."""
+        for i, (position, radius) in enumerate(zip(self.start_pos, self._drone_radii)):
+            if not world.free_start(position, radius):
+                return i, min(world.primitives, key=lambda p: p.distance(position))
+        return None
+
+    def _trap_message(self, index: int, primitive: object, where: str) -> str:
+        position, radius = self.start_pos[index].tolist(), self._drone_radii[index]
+        return (f"start_pos[{index}] = {position} overlaps {primitive!r} in {where}: the "
+                f"drone's bounding sphere (radius {radius:.3f} m) must keep clear of every "
+                f"obstacle; move the start (World.nearest_free(position, {radius:.3f}) finds "
+                "a free one) or the obstacle")
 
     def register_wind_field_function(self, function: Callable[[float, np.ndarray], np.ndarray]
                                      ) -> None:
@@ -224,19 +425,35 @@ class Aviary(bullet_client.BulletClient):
         """Put every drone back at its spawn pose; reseed first if ``seed`` is given.
 
         The world is not rebuilt: a saved PyBullet state is restored, so a reset costs well
-        under a millisecond and the same seed replays the same trajectory bit for bit.
+        under a millisecond and the same seed replays the same trajectory bit for bit. A
+        generator's world (``world_redraw``, the default) is drawn anew right after the
+        reseed, so the same seed draws the same layout: its old bodies are removed before
+        the restore and the new ones created after it (they are kept out of the saved
+        state, whose ``saveState`` would cost 0.3 s per forest), about 40 ms for a 250-tree
+        forest once its trunk sizes have been met. Re-read :attr:`world_body_ids` after it.
         """
         if seed is not None:
             if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
                 raise ValueError(f"seed must be None or an integer >= 0, got {seed!r}")
             self.np_random.bit_generator.state = type(self.np_random.bit_generator)(seed).state
         client = self._client
+        live = [p for p in self._world_parts if p.live]
+        self._take_out(live)
         if self._snapshot is None:
             for drone in self.drones:
                 drone.reset()
             self._snapshot = pybullet.saveState(physicsClientId=client)
         else:
             pybullet.restoreState(self._snapshot, physicsClientId=client)
+        once = [p for p in self._world_parts if p.drawn and not p.redraw and p.world is None]
+        for part in once:  # world_redraw=False: drawn at the first reset, then saved
+            self._draw(part)
+        if once:
+            self.register_all_new_bodies()
+        for part in live:
+            self._draw(part)
+        if live:
+            self._fit_contacts()
         self.elapsed_time = 0.0
         self.physics_steps = 0
         self.aviary_steps = 0

@@ -223,17 +223,9 @@ class ErrorStateEkf:
     def reset(self) -> None:
         """Forget the estimate: the filter waits for :meth:`initialise` (or the first
         readings of :meth:`feed`), unless ``initial`` gave the whole state."""
-        #: The nominal state, flat (layout of :mod:`.ekf_maths`); the attributes below are
-        #: views of it.
-        self.nominal = np.zeros(maths.NOMINAL_SIZE)
-        self.nominal[maths.Q + 3] = 1.0
-        x = self.nominal
-        self._p, self._v = x[maths.P:maths.P + 3], x[maths.V:maths.V + 3]
-        self._q = x[maths.Q:maths.Q + 4]
-        self._ba, self._bg = x[maths.BA:maths.BA + 3], x[maths.BG:maths.BG + 3]
-        self._bm_est = x[maths.BM:maths.BM + 3]
-        #: The error state's covariance (size, size), updated in place.
-        self.covariance = np.zeros((self.size, self.size))
+        nominal = np.zeros(maths.NOMINAL_SIZE)
+        nominal[maths.Q + 3] = 1.0
+        self.use_arrays(nominal, np.zeros((self.size, self.size)))
         self._time = math.nan
         self._last = dict.fromkeys(("imu", "gnss", "baro", "mag"), math.nan)
         self._imu_previous: tuple[np.ndarray, np.ndarray] | None = None
@@ -241,6 +233,20 @@ class ErrorStateEkf:
         if all(key in self._initial for key in INITIAL_KEYS):
             self._start(self._initial["position"], self._initial["velocity"],
                         self._initial["quaternion"])
+
+    def use_arrays(self, nominal: np.ndarray, covariance: np.ndarray) -> None:
+        """Hold the estimate in ``nominal`` (:data:`~.ekf_maths.NOMINAL_SIZE`,) and
+        ``covariance`` (size, size) float64 from now on, as they are (the PyBullet vehicles
+        give views of the buffers their compiled onboard step writes in place)."""
+        #: The nominal state, flat (layout of :mod:`.ekf_maths`); the attributes below are
+        #: views of it.
+        self.nominal = x = nominal
+        self._p, self._v = x[maths.P:maths.P + 3], x[maths.V:maths.V + 3]
+        self._q = x[maths.Q:maths.Q + 4]
+        self._ba, self._bg = x[maths.BA:maths.BA + 3], x[maths.BG:maths.BG + 3]
+        self._bm_est = x[maths.BM:maths.BM + 3]
+        #: The error state's covariance (size, size), updated in place.
+        self.covariance = covariance
 
     def initialise(self, accel: object, field: object = None, position: object = None,
                    velocity: object = None) -> None:

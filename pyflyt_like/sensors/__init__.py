@@ -1,5 +1,5 @@
-"""Sensor models, engine-independent: IMU, barometer, magnetometer, GNSS and a downward
-rangefinder, with YAML presets from datasheets (``pyflyt_like/models/sensors/``).
+"""Sensor models, engine-independent: IMU, barometer, magnetometer, GNSS, a downward
+rangefinder and a LiDAR, with YAML presets from datasheets (``pyflyt_like/models/sensors/``).
 
 Pure maths: the standard library, numpy, pyyaml and :mod:`pyflyt_like.common` only,
 neither pybullet nor numba. Each model's per-sample functions (``reset``, ``sample``) are
@@ -7,14 +7,18 @@ plain Python on floats and small arrays, without allocation, taking standard nor
 from the caller, so numba compiles them as they are
 (:func:`pyflyt_like.compiled.jit.compile_shared`) for both engines. :class:`SensorSuite`
 runs a configured set for one vehicle. The models are the submodules :mod:`.imu`,
-:mod:`.barometer`, :mod:`.magnetometer`, :mod:`.gnss`, :mod:`.rangefinder` (and
-:mod:`.noise`, their shared error processes). See docs/sensors.md.
+:mod:`.barometer`, :mod:`.magnetometer`, :mod:`.gnss`, :mod:`.rangefinder`, :mod:`.lidar`
+(and :mod:`.noise`, their shared error processes). The LiDAR casts rays into a world: it is
+configured like the others (``"lidar"``) but is not one of :data:`SENSOR_NAMES`, the five
+sensors of the engines' compiled sensor stages (:data:`ALL_SENSOR_NAMES` has all six). See
+docs/sensors.md.
 """
 
 from .barometer import BarometerParams, isa_altitude, isa_pressure, isa_temperature
-from .config import SENSOR_NAMES, resolve_sensor, resolve_sensors
+from .config import ALL_SENSOR_NAMES, SENSOR_NAMES, resolve_sensor, resolve_sensors
 from .gnss import GnssParams
 from .imu import ImuParams, specific_force
+from .lidar import LidarParams
 from .magnetometer import MagnetometerParams, earth_field
 from .params import Parameter, SensorParams
 from .presets import load_preset, preset_names
@@ -22,10 +26,12 @@ from .rangefinder import RangefinderParams
 from .suite import SensorSuite
 
 __all__ = [
+    "ALL_SENSOR_NAMES",
     "SENSOR_NAMES",
     "BarometerParams",
     "GnssParams",
     "ImuParams",
+    "LidarParams",
     "MagnetometerParams",
     "Parameter",
     "RangefinderParams",

@@ -6,6 +6,12 @@ resolved into the frozen parameter objects the models take.
 ``preset`` to start from and overrides some of its parameters, or gives every parameter
 (an optional ``source`` string says where they come from). Every error names the option,
 e.g. ``sensors["imu"]["gyroscope_noise_density"]``, and what is allowed.
+
+Two registries: :data:`SENSOR_MODELS`, the five sensors the compiled sensor stages of both
+engines sample (:data:`SENSOR_NAMES`, whose length sizes those stages: it stays five), and
+:data:`RAY_SENSOR_MODELS`, the sensors that cast rays into the world (the LiDAR), which
+each engine runs beside that stage. A resolved configuration lists the former in
+:data:`SENSOR_NAMES` order, then the latter (:data:`ALL_SENSOR_NAMES`).
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from pyflyt_like.common.validation import (
     names_text,
 )
 
-from . import barometer, gnss, imu, magnetometer, rangefinder
+from . import barometer, gnss, imu, lidar, magnetometer, rangefinder
 from .params import EXTRA_KEYS, SensorParams
 from .presets import load_preset, preset_names
 
@@ -38,6 +44,16 @@ SENSOR_MODELS = {
     "range": (rangefinder, rangefinder.RangefinderParams),
 }
 SENSOR_NAMES = tuple(SENSOR_MODELS)
+#: The sensors that cast rays into the world, with their model modules and parameter
+#: classes; not in :data:`SENSOR_NAMES` (the compiled stages' five sensors).
+RAY_SENSOR_MODELS = {
+    "lidar": (lidar, lidar.LidarParams),
+}
+RAY_SENSOR_NAMES = tuple(RAY_SENSOR_MODELS)
+#: Every sensor name of the configuration, in the order a resolved configuration lists
+#: them (and :class:`~pyflyt_like.sensors.SensorSuite` spawns their random streams).
+ALL_SENSOR_NAMES = SENSOR_NAMES + RAY_SENSOR_NAMES
+_MODELS = {**SENSOR_MODELS, **RAY_SENSOR_MODELS}
 
 
 def resolve_sensors(config: Mapping[str, Any] | None, physics_hz: int,
@@ -45,14 +61,14 @@ def resolve_sensors(config: Mapping[str, Any] | None, physics_hz: int,
     """The parameters of every configured sensor, checked.
 
     Args:
-        config: sensor name (:data:`SENSOR_NAMES`) -> preset name or parameter dict; None
-            or {} configures no sensor.
+        config: sensor name (:data:`ALL_SENSOR_NAMES`) -> preset name or parameter dict;
+            None or {} configures no sensor.
         physics_hz: the physics rate [Hz]; every sensor's ``update_rate`` must divide it.
         option: the option's name in the messages (``drone_options["sensors"]``).
 
     Returns:
         sensor name -> its :class:`~pyflyt_like.sensors.params.SensorParams`, in the order
-        of :data:`SENSOR_NAMES`.
+        of :data:`ALL_SENSOR_NAMES` (the ray sensors last).
 
     Raises:
         TypeError: ``config`` is not a mapping, a sensor's value neither a string nor a
@@ -65,14 +81,14 @@ def resolve_sensors(config: Mapping[str, Any] | None, physics_hz: int,
     if config is None:
         return {}
     if not isinstance(config, Mapping):
-        raise TypeError(f"{option} must be a dict from sensor name {list(SENSOR_NAMES)} to "
-                        f"a preset name or a parameter dict, got {config!r}")
-    unknown = [key for key in config if key not in SENSOR_MODELS]
+        raise TypeError(f"{option} must be a dict from sensor name {list(ALL_SENSOR_NAMES)} "
+                        f"to a preset name or a parameter dict, got {config!r}")
+    unknown = [key for key in config if key not in _MODELS]
     if unknown:
         raise ValueError(f"{option} has unknown sensor names {names_text(unknown)}; sensors "
-                         f"are {list(SENSOR_NAMES)}")
+                         f"are {list(ALL_SENSOR_NAMES)}")
     return {sensor: resolve_sensor(sensor, config[sensor], physics_hz, option)
-            for sensor in SENSOR_NAMES if sensor in config}
+            for sensor in ALL_SENSOR_NAMES if sensor in config}
 
 
 def resolve_sensor(sensor: str, value: object, physics_hz: int,
@@ -80,7 +96,7 @@ def resolve_sensor(sensor: str, value: object, physics_hz: int,
     """The parameters of one ``sensor`` from its configuration ``value`` (see
     :func:`resolve_sensors`)."""
     name = f'{option}["{sensor}"]'
-    module, params_class = SENSOR_MODELS[sensor]
+    module, params_class = _MODELS[sensor]
     allowed = list(module.PARAMETERS)
     presets = preset_names(sensor)
     if isinstance(value, str):
@@ -118,6 +134,8 @@ def resolve_sensor(sensor: str, value: object, physics_hz: int,
     if sensor == "range" and values["min_range"] > values["max_range"]:
         raise ValueError(f'{name}["min_range"]={values["min_range"]} must be at most '
                          f'{name}["max_range"]={values["max_range"]}')
+    if sensor == "lidar":
+        lidar.check_parameters(values, name)
     return params_class(physics_hz=physics_hz, source=source, **values)
 
 
@@ -131,10 +149,13 @@ def _check(name: str, spec, value: object, physics_hz: int) -> Any:
         array.flags.writeable = False  # the parameters are frozen
         return array
     if spec.kind == "count":
+        low = 0 if spec.low is None else int(spec.low)  # a count's least value (default 0)
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-            raise TypeError(f"{name} must be an integer >= 0 [{spec.unit}], got {value!r}")
-        if value < 0:
-            raise ValueError(f"{name} must be an integer >= 0 [{spec.unit}], got {value!r}")
+            raise TypeError(f"{name} must be an integer >= {low} [{spec.unit}], got "
+                            f"{value!r}")
+        if value < low:
+            raise ValueError(f"{name} must be an integer >= {low} [{spec.unit}], got "
+                             f"{value!r}")
         return int(value)
     number = check_finite(name, value)
     if spec.kind == "positive" and not number > 0.0:

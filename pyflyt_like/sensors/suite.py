@@ -4,10 +4,13 @@ a drone). The PyBullet vehicles' Sensors component runs the same models compiled
 the same readings for the same states and seed, bit for bit.
 
 Random numbers: each sensor draws from its own numpy Generator, spawned from the seed by
-sensor name (:data:`~pyflyt_like.sensors.config.SENSOR_NAMES` order), so a sensor's stream
-is the same whichever other sensors are configured; within a sensor, draws come in a fixed
-order (its reset draws, then its sample draws at each of its samples). The same seed gives
-bit-identical readings.
+sensor name (:data:`~pyflyt_like.sensors.config.ALL_SENSOR_NAMES` order: the LiDAR's is the
+sixth child), so a sensor's stream is the same whichever other sensors are configured;
+within a sensor, draws come in a fixed order (its reset draws, then its sample draws at
+each of its samples). The same seed gives bit-identical readings.
+
+The LiDAR casts its rays against a :class:`~pyflyt_like.worlds.World` and the floor: the
+suite takes one (``world=``) only when a LiDAR is configured, and refuses a LiDAR without.
 """
 
 from __future__ import annotations
@@ -19,9 +22,10 @@ from typing import Any
 import numpy as np
 
 from pyflyt_like.common.validation import check_finite, check_seed
+from pyflyt_like.worlds import World
 
-from . import barometer, gnss, imu, magnetometer, rangefinder
-from .config import SENSOR_NAMES, resolve_sensors
+from . import barometer, gnss, imu, lidar, magnetometer, rangefinder
+from .config import ALL_SENSOR_NAMES, resolve_sensors
 
 #: The Aviary's default gravity [m/s^2].
 GRAVITY = 9.81
@@ -36,7 +40,12 @@ class SensorSuite:
         physics_hz: the physics rate [Hz]; :meth:`update` is called once per physics step.
         seed: seeds the sensors' random streams (None: fresh entropy).
         gravity: its magnitude [m/s^2] (the accelerometer's specific force).
-        floor_z: the floor plane's height [m] (the rangefinder).
+        floor_z: the floor plane's height [m] (the rangefinder, the LiDAR).
+        world: the obstacles a LiDAR sees (a :class:`~pyflyt_like.worlds.World`;
+            ``World()`` for the floor alone): required with a LiDAR, refused without one.
+            Each LiDAR sample casts every beam against every primitive in plain Python
+            (:func:`~pyflyt_like.sensors.lidar.scan_truths`): a reference, slow for large
+            scans or worlds.
 
     Readings (:meth:`read`, :meth:`update`), for the configured sensors only, each the
     latest sample with ``time`` [s] since reset (NaN before the first):
@@ -44,17 +53,23 @@ class SensorSuite:
     "baro": {"time", "pressure" [Pa], "altitude" [m above sea level]},
     "mag": {"time", "field" (3,) [uT, body]},
     "gnss": {"time", "position" (3,) [m, world], "velocity" (3,) [m/s, world], "fix"},
-    "range": {"time", "range" [m], "valid"}}``. A GNSS reading's ``time`` is when it was
-    delivered: it measured the state ``latency`` samples earlier.
+    "range": {"time", "range" [m], "valid"},
+    "lidar": {"time", "ranges" (channels, beams) [m]}}``. A GNSS reading's ``time`` is when
+    it was delivered: it measured the state ``latency`` samples earlier.
+
+    Raises:
+        TypeError, ValueError: a bad configuration (naming ``sensors``), a LiDAR without a
+            ``world`` or a ``world`` without a LiDAR, a ``world`` that is no World.
     """
 
     def __init__(self, config: Mapping[str, Any] | None, physics_hz: int,
                  seed: int | None = None, *, gravity: float = GRAVITY,
-                 floor_z: float = 0.0):
+                 floor_z: float = 0.0, world: World | None = None):
         self.params = resolve_sensors(config, physics_hz)
         self.physics_hz = physics_hz
         self.gravity = check_finite("gravity", gravity)
         self.floor_z = check_finite("floor_z", floor_z)
+        self.world = _check_world(world, "lidar" in self.params)
         self._coefficients = {name: p.coefficients for name, p in self.params.items()}
         self._states = {"imu": imu.zeros_state(), "baro": barometer.zeros_state(),
                         "mag": magnetometer.zeros_state(), "gnss": gnss.zeros_state()}
@@ -64,7 +79,11 @@ class SensorSuite:
         self._baro, self._field = np.zeros(2), np.zeros(3)
         self._position, self._velocity = np.zeros(3), np.zeros(3)
         self._range, self._valid, self._fix = 0.0, False, False
-        self._times = dict.fromkeys(SENSOR_NAMES, math.nan)
+        shape = self.params["lidar"].shape if "lidar" in self.params else (0, 0)
+        self._world_arrays = None if world is None else tuple(world.to_arrays().values())
+        self._truths, self._ranges = np.zeros(shape), np.zeros(shape)
+        self._lidar_normals, self._lidar_uniforms = np.zeros(shape), np.zeros(shape)
+        self._times = dict.fromkeys(ALL_SENSOR_NAMES, math.nan)
         self._rngs: dict[str, np.random.Generator] = {}
         self.step_count = 0
         self.reset(seed)
@@ -74,13 +93,14 @@ class SensorSuite:
         clock; a ``seed`` restarts the random streams, None continues them."""
         seed = check_seed("seed", seed)
         if seed is not None or not self._rngs:
-            children = np.random.SeedSequence(seed).spawn(len(SENSOR_NAMES))
+            # the first five children are those of spawn(5): adding the LiDAR's changed none
+            children = np.random.SeedSequence(seed).spawn(len(ALL_SENSOR_NAMES))
             self._rngs = {name: np.random.default_rng(child)
-                          for name, child in zip(SENSOR_NAMES, children)}
+                          for name, child in zip(ALL_SENSOR_NAMES, children)}
         self.step_count = 0
-        self._times = dict.fromkeys(SENSOR_NAMES, math.nan)
+        self._times = dict.fromkeys(ALL_SENSOR_NAMES, math.nan)
         for array in (self._accel, self._gyro, self._baro, self._field, self._position,
-                      self._velocity):
+                      self._velocity, self._ranges):
             array[:] = 0.0
         self._range, self._valid, self._fix = 0.0, False, False
         c, s = self._coefficients, self._states
@@ -135,6 +155,9 @@ class SensorSuite:
                 c["range"], pos, quat, self.floor_z,
                 self._draw("range", rangefinder.SAMPLE_DRAWS))
             self._times["range"] = time
+        if self._due("lidar", step):
+            self._sample_lidar(pos, quat)
+            self._times["lidar"] = time
         self.step_count += 1
         return self.read()
 
@@ -152,8 +175,20 @@ class SensorSuite:
                              "velocity": self._velocity.copy(), "fix": bool(self._fix)},
             "range": lambda: {"time": t["range"], "range": float(self._range),
                               "valid": bool(self._valid)},
+            "lidar": lambda: {"time": t["lidar"], "ranges": self._ranges.copy()},
         }
         return {name: every[name]() for name in self.params}
+
+    def _sample_lidar(self, pos: np.ndarray, quat: np.ndarray) -> None:
+        """Cast the LiDAR's beams against the world and the floor, then sample them."""
+        params = self.params["lidar"]
+        coefficients = self._coefficients["lidar"]
+        lidar.scan_truths(*self._world_arrays, self.floor_z, pos, quat, coefficients,
+                          params.directions, self._truths)
+        lidar.draw(self._rngs["lidar"], coefficients, self._lidar_normals,
+                   self._lidar_uniforms)
+        lidar.sample_scan(coefficients, self._truths, self._lidar_normals,
+                          self._lidar_uniforms, self._ranges)
 
     def _due(self, name: str, step: int) -> bool:
         params = self.params.get(name)
@@ -161,6 +196,21 @@ class SensorSuite:
 
     def _draw(self, name: str, count: int) -> np.ndarray:
         return self._rngs[name].standard_normal(count)
+
+
+def _check_world(world: object, has_lidar: bool) -> World | None:
+    """``world`` if it suits the configuration: a World with a LiDAR, None without."""
+    if has_lidar and world is None:
+        raise ValueError('sensors["lidar"] needs a world to cast its rays against: give '
+                         "SensorSuite(..., world=World([...])), or World() for the floor "
+                         "alone")
+    if not has_lidar and world is not None:
+        raise ValueError("world is only used by a LiDAR, and sensors configures none; "
+                         "give world=None or add sensors['lidar']")
+    if world is not None and not isinstance(world, World):
+        raise TypeError(f"world must be a pyflyt_like.worlds.World, got "
+                        f"{type(world).__name__}")
+    return world
 
 
 def _vector(name: str, value: object, size: int) -> np.ndarray:

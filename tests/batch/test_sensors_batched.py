@@ -273,7 +273,8 @@ def test_no_sensors_reads_nothing_and_adds_no_arrays():
 
 @pytest.mark.parametrize(("sensors", "error", "match"), [
     ("imu", TypeError, r"^sensors must be None or a dict"),
-    ({"lidar": "default"}, ValueError, r"^sensors has unknown sensor names"),
+    ({"sonar": "default"}, ValueError, r"^sensors has unknown sensor names"),
+    ({"lidar": "default"}, ValueError, r'^sensors\["lidar"\]: the batched engine does not'),
     ({"imu": "nope"}, ValueError, r'^sensors\["imu"\] names an unknown preset'),
     ({"imu": {"preset": "default", "update_rate": 7}}, ValueError,
      r'^sensors\["imu"\]\["update_rate"\]=7 Hz must divide physics_hz=240'),

@@ -175,7 +175,7 @@ def test_every_vehicle_takes_sensors_and_a_drone_without_reads_nothing():
 
 
 @pytest.mark.parametrize(("sensors", "error", "match"), [
-    ({"lidar": "ideal"}, ValueError, r'drone_options\["sensors"\] has unknown sensor names'),
+    ({"sonar": "ideal"}, ValueError, r'drone_options\["sensors"\] has unknown sensor names'),
     ({"imu": "mpu6000"}, ValueError, r'drone_options\["sensors"\]\["imu"\].*bmi088'),
     ({"baro": {"preset": "default", "update_rate": 7}}, ValueError,
      r'drone_options\["sensors"\]\["baro"\]\["update_rate"\]=7 Hz must divide'),

@@ -73,7 +73,7 @@ def test_without_an_estimator_the_figures_are_none():
     ({"sensors": SENSORS, "estimator": "ekf", "state_source": "guess"},
      ["state_source must be one of"]),
     ({"sensors": {"imu": "nope"}}, ["sensors", "nope"]),
-    ({"sensors": {"lidar": "default"}}, ["sensors", "lidar"]),
+    ({"sensors": {"sonar": "default"}}, ["sensors", "sonar"]),
     ({"sensors": "bmi088"}, ["sensors must be a mapping"]),
     ({"control_delay_steps": -2}, ["control_delay_steps must be an int in [0, 10000]"]),
     ({"control_delay_steps": 2.5}, ["control_delay_steps must be an int"]),

@@ -59,8 +59,9 @@ def test_null_update_rate_samples_every_physics_step():
 
 @pytest.mark.parametrize(("config", "error", "match"), [
     ("bmi088", TypeError, r"sensors must be a dict from sensor name"),
-    ({"lidar": "default"}, ValueError, r"sensors has unknown sensor names \['lidar'\]; "
-                                       r"sensors are \['imu', 'baro', 'mag', 'gnss', 'range'\]"),
+    ({"sonar": "default"}, ValueError, r"sensors has unknown sensor names \['sonar'\]; "
+                                       r"sensors are \['imu', 'baro', 'mag', 'gnss', 'range', "
+                                       r"'lidar'\]"),
     ({"imu": "mpu6050"}, ValueError,
      r'sensors\["imu"\] names an unknown preset \'mpu6050\'; imu presets are \[.*bmi088'),
     ({"imu": 3}, TypeError, r'sensors\["imu"\] must be a preset name'),
@@ -118,7 +119,7 @@ def test_the_option_name_and_physics_rate_are_checked():
     with pytest.raises(ValueError, match="physics_hz must be a positive integer"):
         resolve_sensors({"imu": "ideal"}, 0)
     with pytest.raises(ValueError, match="sensor must be one of"):
-        preset_names("lidar")
+        preset_names("sonar")
 
 
 def test_the_sensors_page_documents_every_parameter():

@@ -153,13 +153,16 @@ class OnboardEstimator:
         self._time = math.nan
         if self.kind == "ekf":
             self._last_imu[:] = math.nan
-            # the compiled feed writes into the filter's own arrays (its state stays
-            # readable), with its constants
-            self._feed_arguments = (self.filter.nominal, self.filter.covariance,
-                                    self._last_imu, *self.filter.constants, self.snapshot)
+            ekf = self.filter
+            self._feed_arguments = (ekf.nominal, ekf.covariance, self._last_imu,
+                                    *ekf.constants, self.snapshot)
             self._feed(sensors)  # the reset's samples
-            # from the next physics step on, the sensors feed it in their compiled call
-            sensors.feed_after_sampling(self._feed_arguments)
+            # from the next physics step on, the sensors feed it in their compiled call, on
+            # copies of its arrays in their buffers, which the filter then holds (its state
+            # stays readable)
+            x, cov, self._last_imu, self.snapshot = sensors.feed_after_sampling(
+                ekf.nominal, ekf.covariance, self._last_imu, ekf.constants, self.snapshot)
+            ekf.use_arrays(x, cov)
             return
         self.feed(sensors, truth)
 

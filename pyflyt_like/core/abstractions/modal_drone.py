@@ -121,7 +121,8 @@ class ModalDrone(DroneClass):
         """Give the vehicle the sensors of the ``sensors`` option (see docs/sensors.md).
 
         Args:
-            sensors: sensor name (``"imu"``, ``"baro"``, ``"mag"``, ``"gnss"``, ``"range"``)
+            sensors: sensor name (``"imu"``, ``"baro"``, ``"mag"``, ``"gnss"``, ``"range"``,
+                ``"lidar"``)
                 -> a preset name or a parameter dict; None or {} for none.
 
         Only a drone with sensors pays for them: the Aviary calls ``update_last`` on every
@@ -186,7 +187,10 @@ class ModalDrone(DroneClass):
             self._snapshot = np.zeros(onboard.SNAPSHOT_SIZE)
             self._reads_truth = (estimator == "complementary" or (
                 self.control_ring is not None and state_source == "truth"))
-            self.update_last = self._update_last_onboard
+            # the EKF is fed inside the sensors' compiled call: with no control ring,
+            # sampling the sensors is all there is to do
+            if estimator != "ekf" or self.control_ring is not None:
+                self.update_last = self._update_last_onboard
 
     def _update_last_onboard(self, physics_step: int) -> None:
         """``update_last`` of a drone with an estimator or a control state: sample the

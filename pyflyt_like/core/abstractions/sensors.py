@@ -1,8 +1,10 @@
-"""Sensors: a vehicle's IMU, barometer, magnetometer, GNSS and rangefinder on the PyBullet path.
+"""Sensors: a vehicle's IMU, barometer, magnetometer, GNSS, rangefinder and LiDAR on the
+PyBullet path.
 
 The component runs the engine-independent models of :mod:`pyflyt_like.sensors`, compiled,
-on the true state of the drone's base after every physics step. See docs/sensors.md
-("On the PyBullet Aviary").
+on the true state of the drone's base after every physics step; the rangefinder and the
+LiDAR ray-test the world (the LiDAR through :mod:`pyflyt_like.core.abstractions.lidar`).
+See docs/sensors.md ("On the PyBullet Aviary", "LiDAR").
 """
 
 from __future__ import annotations
@@ -24,11 +26,14 @@ from pyflyt_like.sensors import (
     barometer,
     gnss,
     imu,
+    lidar,
     magnetometer,
     rangefinder,
     resolve_sensors,
 )
-from pyflyt_like.sensors.config import SENSOR_NAMES, sensor_periods
+from pyflyt_like.sensors.config import ALL_SENSOR_NAMES, SENSOR_NAMES, sensor_periods
+
+from .lidar import LidarCaster
 
 #: The option's name in error messages.
 OPTION = 'drone_options["sensors"]'
@@ -43,6 +48,8 @@ _SKIP = 1e-6
 SAMPLED = ("imu", "baro", "mag", "gnss")
 _MODELS = {"imu": imu, "baro": barometer, "mag": magnetometer, "gnss": gnss}
 RANGE = SENSOR_NAMES.index("range")
+# The LiDAR's random stream: child number LIDAR of the spawned seed, as SensorSuite's.
+LIDAR = ALL_SENSOR_NAMES.index("lidar")
 # Physics steps of normal draws taken at once (a numpy call per sensor per block).
 BLOCK_STEPS = 256
 
@@ -72,6 +79,12 @@ class Sensors:
     floor, obstacles, other drones) gives the true range, measured from the base, so a
     level drone whose base is at height h above the floor reads h. Nothing hit within
     ``max_range``: an invalid reading of ``max_range``.
+
+    The LiDAR casts its beams with one ``rayTestBatch`` per sample (per 16 383 rays), from
+    its mounting point, never seeing the drone itself
+    (:class:`~pyflyt_like.core.abstractions.lidar.LidarCaster`), and samples the ranges
+    with :func:`pyflyt_like.sensors.lidar.sample_ranges`, drawing from its own generator
+    (the sixth child of the reset's seed, as :class:`~pyflyt_like.sensors.SensorSuite`'s).
 
     Args:
         p: the aviary (a pybullet BulletClient).
@@ -131,28 +144,34 @@ class Sensors:
         self._rngs: list[np.random.Generator] = []
         self._range = params.get("range")
         self._range_rng = np.random.default_rng(0)
+        self._lidar = LidarCaster(p, drone, params["lidar"]) if "lidar" in params else None
+        self._lidar_rng = np.random.default_rng(0)
+        shape = params["lidar"].shape if "lidar" in params else (0, 0)
+        self._lidar_coefficients = (params["lidar"].coefficients if "lidar" in params
+                                    else np.zeros(lidar.COEFFICIENT_SIZE))
+        self._lidar_normals, self._lidar_uniforms = np.zeros(shape), np.zeros(shape)
+        #: The LiDAR's latest ranges [m] (channels, beams) and their sample time [s].
+        self.lidar_ranges = np.zeros(shape)
+        self.lidar_time = math.nan
         self.step_count = 0
         self._refill_at = 0
         #: Which sensors sampled in the last :meth:`state_update` (bits of
         #: :mod:`pyflyt_like.compiled.onboard`).
         self.sampled = 0
         self._sample = None  # bound at the first sample, to the argument types it gets
-        self._compiled = "sample_sensors"
-        self._estimator_arguments: tuple = ()
-        self._sample_arguments = (
-            float(self.physics_hz), self.gravity, self._sampled_periods, *self._coefficients,
-            *self._states, self._ring, self._normals, self._cursors, self._previous,
-            self.readings, self.times)
+        self._pack()
 
     # ----------------------------------------------------------------- the contract
     def reset(self) -> None:
         """Draw new units from the aviary's generator, restart the clock and sample the
         current (reset) state at t = 0, with zero acceleration and body-rate derivative."""
         entropy = int(self.np_random.integers(0, 2**63))
-        # the generators of SensorSuite(seed=entropy), by sensor name
-        children = np.random.SeedSequence(entropy).spawn(len(SENSOR_NAMES))
+        # the generators of SensorSuite(seed=entropy), by sensor name (the first five
+        # children of spawn(6) are those of spawn(5))
+        children = np.random.SeedSequence(entropy).spawn(len(ALL_SENSOR_NAMES))
         self._rngs = [np.random.default_rng(child) for child in children[:len(SAMPLED)]]
         self._range_rng = np.random.default_rng([entropy, 1])  # its own stream, same seed
+        self._lidar_rng = np.random.default_rng(children[LIDAR])
         for state in self._states:
             state[:] = 0.0
         for i, name in enumerate(SAMPLED):
@@ -164,6 +183,8 @@ class Sensors:
                     _MODELS[name].reset(self._coefficients[i], draws, self._states[i])
         self.readings[:] = 0.0
         self.times[:] = np.nan
+        self.lidar_ranges[:] = 0.0
+        self.lidar_time = math.nan
         self.step_count = 0
         self._refill_at = 0
         self._step(True)
@@ -176,22 +197,34 @@ class Sensors:
     def physics_update(self) -> None:
         """Sensors apply no loads: nothing to do."""
 
-    def feed_after_sampling(self, arguments: tuple) -> None:
+    def feed_after_sampling(self, x: np.ndarray, cov: np.ndarray, last_imu: np.ndarray,
+                            constants: tuple, snapshot: np.ndarray) -> tuple[np.ndarray, ...]:
         """Feed an EKF in the same compiled call as the sampling, from the next physics step
-        on (:func:`pyflyt_like.compiled.onboard.sample_and_feed`): ``arguments`` are
-        :func:`~pyflyt_like.compiled.onboard.feed_ekf`'s after ``mask, readings, times``
-        (new arrays of the same types may be given again, after a filter's reset)."""
-        if self._compiled != "sample_and_feed":
-            self._compiled, self._sample = "sample_and_feed", None
-        self._estimator_arguments = arguments
-        self._static_arguments = (*self._sample_arguments, *arguments)
+        on (:func:`pyflyt_like.compiled.onboard.onboard_step`): its nominal state ``x``,
+        covariance ``cov``, last IMU sample ``last_imu``, ``constants``
+        (:attr:`pyflyt_like.estimation.ErrorStateEkf.constants`) and ``snapshot``
+        (:func:`~pyflyt_like.compiled.onboard.feed_ekf`'s arguments) are copied into the
+        step's buffers (again after each filter reset: the sizes must not change). Returns
+        the copies of ``x``, ``cov``, ``last_imu`` and ``snapshot`` that the step writes:
+        the filter and the estimator use them from now on."""
+        (mount, filter_gravity, noise, ibb, drift_tau, drift_m, lag, r_gnss, ground,
+         r_baro, field, hard_iron, r_mag, ibm, use_baro, use_mag) = constants
+        return self._pack(
+            (x, cov, last_imu, mount, noise, r_gnss, field, hard_iron, r_mag, snapshot),
+            (filter_gravity, drift_tau, drift_m, lag, ground, r_baro),
+            (1, ibb, ibm, use_baro, use_mag))
 
     # ----------------------------------------------------------------- readings
     def read(self) -> dict[str, dict[str, Any]]:
         """The latest readings of the configured sensors, as
         :meth:`pyflyt_like.sensors.SensorSuite.read` lays them out (copies): ``time`` [s]
-        since the last reset is the sample's."""
-        return unpack_readings(self.readings, self.times, self.params)
+        since the last reset is the sample's; the LiDAR's ``ranges`` (channels, beams)
+        [m]."""
+        readings = unpack_readings(self.readings, self.times,
+                                   [name for name in self.params if name in SENSOR_NAMES])
+        if self._lidar is not None:
+            readings["lidar"] = {"time": self.lidar_time, "ranges": self.lidar_ranges.copy()}
+        return readings
 
     def ray_range(self, position, rotation) -> float:
         """The true range [m] from ``position`` (3,) along the body -z axis of ``rotation``
@@ -229,7 +262,7 @@ class Sensors:
         # the drone's own arrays (and its quaternion tuple) as they are: views or copies
         # made here would cost more than the compiled step
         self.sampled = self._sample(step, at_reset, drone.state, drone.world_velocity,
-                                    drone.quaternion, *self._static_arguments)
+                                    drone.quaternion, self._floats, self._ints, self._layout)
         if self._range is not None and step % self._range.period_steps == 0:
             # One draw per sample, as the suite's rangefinder takes.
             normals = self._range_rng.standard_normal(rangefinder.SAMPLE_DRAWS)
@@ -239,15 +272,55 @@ class Sensors:
             self.readings[DISTANCE] = value
             self.readings[VALID] = 1.0 if valid else 0.0
             self.times[RANGE] = step / self.physics_hz
+        if self._lidar is not None and step % self._lidar.params.period_steps == 0:
+            self._sample_lidar(step)
         self.step_count = step + 1
+
+    def _sample_lidar(self, step: int) -> None:
+        """Cast the LiDAR's beams from the drone's current pose and sample them."""
+        truths = self._lidar.cast()
+        coefficients = self._lidar_coefficients
+        lidar.draw(self._lidar_rng, coefficients, self._lidar_normals, self._lidar_uniforms)
+        lidar.sample_ranges(coefficients, truths, self._lidar_normals, self._lidar_uniforms,
+                            self.lidar_ranges)
+        self.lidar_time = step / self.physics_hz
 
     def _bind(self, step: int, at_reset: bool) -> None:
         """Compile (or load) the onboard step for the argument types of this drone."""
         drone = self.drone
-        self._static_arguments = (*self._sample_arguments, *self._estimator_arguments)
-        self._sample = compiled_entry(self._compiled, step, at_reset, drone.state,
-                                      drone.world_velocity, drone.quaternion,
-                                      *self._static_arguments)
+        self._sample = compiled_entry("onboard_step", step, at_reset, drone.state,
+                                      drone.world_velocity, drone.quaternion, self._floats,
+                                      self._ints, self._layout)
+
+    def _pack(self, ekf_arrays: tuple = (), ekf_scalars: tuple = (),
+              ekf_flags: tuple = (0, -1, -1, 0, 0)) -> tuple[np.ndarray, ...]:
+        """Put the sensors' arrays, and an EKF's when given, into the onboard step's two
+        buffers (:func:`pyflyt_like.compiled.onboard.pack_blocks`; one array argument each,
+        not forty) and use views of them from now on. The EKF's arrays, scalars and flags
+        are in the order of the step's blocks; returns the views of x, cov, last_imu and
+        snapshot (none without an EKF)."""
+        from pyflyt_like.compiled.onboard import FLOAT_BLOCKS, SCALARS, pack_blocks
+
+        scalars = np.zeros(len(SCALARS))
+        scalars[0], scalars[1] = self.physics_hz, self.gravity
+        scalars[2:2 + len(ekf_scalars)] = ekf_scalars
+        n_ekf = len(FLOAT_BLOCKS) - FLOAT_BLOCKS.index("x")
+        arrays = [np.asarray(a, dtype=float) for a in ekf_arrays] or [np.zeros(0)] * n_ekf
+        floats, float_layout, views = pack_blocks(
+            [scalars, *self._coefficients, *self._states, self._ring, self._normals,
+             self._previous, self.readings, self.times, *arrays], float)
+        ints, int_layout, int_views = pack_blocks(
+            [self._sampled_periods, self._cursors, np.array(ekf_flags, np.int64)], np.int64)
+        self._floats, self._ints = floats, ints
+        self._layout = np.concatenate([float_layout, int_layout])
+        self._coefficients, self._states = views[1:5], views[5:9]
+        (self._ring, self._normals, self._previous, self.readings,
+         self.times) = views[9:14]
+        self._sampled_periods, self._cursors = int_views[0], int_views[1]
+        if not ekf_arrays:
+            return ()
+        x, cov, last_imu, *_, snapshot = views[14:]
+        return x, cov, last_imu, snapshot
 
     def _refill(self, step: int) -> None:
         """Draw the normals of every sample due in the next :data:`BLOCK_STEPS` physics
