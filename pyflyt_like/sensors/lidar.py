@@ -67,7 +67,7 @@ import numpy as np
 
 from pyflyt_like.common.rotations import euler_to_matrix, quat_to_matrix
 from pyflyt_like.common.validation import as_float_array, check_finite
-from pyflyt_like.worlds.arrays import scene_ray_distance
+from pyflyt_like.worlds.grid import pool_ray_distance
 
 from .params import UPDATE_RATE, Parameter, SensorParams
 
@@ -320,15 +320,16 @@ def world_ray(r, px, py, pz, coefficients, bx, by, bz):
     return ox, oy, oz, dx, dy, dz
 
 
-def scan_truths(cylinders, boxes, spheres, floor_z, pos, quat, coefficients, directions,
-                out):
+def scan_truths(cylinders, boxes, spheres, counts, origin, cells, z_range, cell_size,
+                first_cell, cell_start, items, layout, floor_z, pos, quat, coefficients,
+                directions, out):
     """The true ranges [m] of a scan into ``out`` (channels, beams): from the vehicle at
     ``pos`` (3,) [m, its centre of mass] with attitude ``quat`` (4,) (x, y, z, w), each beam
-    of ``directions`` (channels, beams, 3) [body] to the first primitive of the world's
-    arrays (:mod:`pyflyt_like.worlds.arrays` layout) or the floor at ``floor_z`` [m];
-    ``inf`` when nothing is met within max_range (callees:
-    :func:`~pyflyt_like.common.rotations.quat_to_matrix`, :func:`world_ray`,
-    :func:`~pyflyt_like.worlds.arrays.scene_ray_distance`, :func:`floor_ray_distance`)."""
+    of ``directions`` (channels, beams, 3) [body] to the first primitive of layout
+    ``layout`` of a pool (its arrays first, :class:`~pyflyt_like.worlds.grid.LayoutPool`'s
+    order) or the floor at ``floor_z`` [m]; ``inf`` when nothing is met within max_range
+    (callees: :func:`~pyflyt_like.common.rotations.quat_to_matrix`, :func:`world_ray`,
+    :func:`~pyflyt_like.worlds.grid.pool_ray_distance`, :func:`floor_ray_distance`)."""
     r = quat_to_matrix(quat[0], quat[1], quat[2], quat[3])
     max_range = coefficients[MAX_RANGE]
     for i in range(directions.shape[0]):
@@ -336,8 +337,9 @@ def scan_truths(cylinders, boxes, spheres, floor_z, pos, quat, coefficients, dir
             ox, oy, oz, dx, dy, dz = world_ray(r, pos[0], pos[1], pos[2], coefficients,
                                                directions[i, j, 0], directions[i, j, 1],
                                                directions[i, j, 2])
-            t = scene_ray_distance(cylinders, boxes, spheres, ox, oy, oz, dx, dy, dz,
-                                   max_range)
+            t = pool_ray_distance(cylinders, boxes, spheres, counts, origin, cells,
+                                  z_range, cell_size, first_cell, cell_start, items, layout,
+                                  ox, oy, oz, dx, dy, dz, max_range)
             f = floor_ray_distance(oz, dz, floor_z, max_range)
             out[i, j] = t if t < f else f
 

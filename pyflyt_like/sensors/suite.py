@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from pyflyt_like.common.validation import check_finite, check_seed
-from pyflyt_like.worlds import World
+from pyflyt_like.worlds import World, pack_layouts
 
 from . import barometer, gnss, imu, lidar, magnetometer, rangefinder
 from .config import ALL_SENSOR_NAMES, resolve_sensors
@@ -80,7 +80,7 @@ class SensorSuite:
         self._position, self._velocity = np.zeros(3), np.zeros(3)
         self._range, self._valid, self._fix = 0.0, False, False
         shape = self.params["lidar"].shape if "lidar" in self.params else (0, 0)
-        self._world_arrays = None if world is None else tuple(world.to_arrays().values())
+        self._world_pool = None if world is None else pack_layouts([world])
         self._truths, self._ranges = np.zeros(shape), np.zeros(shape)
         self._lidar_normals, self._lidar_uniforms = np.zeros(shape), np.zeros(shape)
         self._times = dict.fromkeys(ALL_SENSOR_NAMES, math.nan)
@@ -183,7 +183,7 @@ class SensorSuite:
         """Cast the LiDAR's beams against the world and the floor, then sample them."""
         params = self.params["lidar"]
         coefficients = self._coefficients["lidar"]
-        lidar.scan_truths(*self._world_arrays, self.floor_z, pos, quat, coefficients,
+        lidar.scan_truths(*self._world_pool, 0, self.floor_z, pos, quat, coefficients,
                           params.directions, self._truths)
         lidar.draw(self._rngs["lidar"], coefficients, self._lidar_normals,
                    self._lidar_uniforms)

@@ -15,7 +15,7 @@ from pyflyt_like.compiled.jit import compile_shared
 from pyflyt_like.compiled.rotations import quat_to_matrix as compiled_quat_to_matrix
 from pyflyt_like.sensors import SensorSuite, lidar, resolve_sensor, resolve_sensors
 from pyflyt_like.sensors.presets import load_preset, preset_names
-from pyflyt_like.worlds import Box, Cylinder, Forest, Sphere, World, arrays, geometry
+from pyflyt_like.worlds import Box, Cylinder, Forest, Sphere, World, pack_layouts
 
 LEVEL = np.array([0.0, 0.0, 0.0, 1.0])
 
@@ -231,23 +231,17 @@ def test_true_ranges_checks_its_arguments():
 
 # ------------------------------------------------------------------ compile-ready
 def test_the_compiled_functions_are_the_python_ones_to_the_bit():
-    slab = compile_shared(geometry.slab_interval)
-    quadric = compile_shared(geometry.quadric_interval)
-    contact = compile_shared(geometry.first_contact)
-    scene_ray = compile_shared(
-        arrays.scene_ray_distance,
-        compile_shared(geometry.cylinder_ray_distance, slab, quadric, contact),
-        compile_shared(geometry.box_ray_distance, slab, contact),
-        compile_shared(geometry.sphere_ray_distance, quadric, contact))
+    from pyflyt_like.compiled import scene
+
     floor = compile_shared(lidar.floor_ray_distance)
     world_ray = compile_shared(lidar.world_ray)
     scan_truths = compile_shared(lidar.scan_truths, compiled_quat_to_matrix, world_ray,
-                                 scene_ray, floor)
+                                 scene.pool_ray_distance, floor)
     sample_beam = compile_shared(lidar.sample_beam)
     sample_scan = compile_shared(lidar.sample_scan, sample_beam)
     world = World(Forest(0.2, extent=20.0, clearing=1.0).generate(4).primitives
                   + (Box((4.0, 4.0, 1.0), (1.0, 0.5, 1.0), 0.4), Sphere((-3, 2, 2), 0.7)))
-    tables = tuple(world.to_arrays().values())
+    tables = (*pack_layouts([world]), 0)
     params = _params(channels=6, beams=90, vertical_fov_deg=60.0, max_range=25.0,
                      noise=0.01, noise_per_metre=0.01, dropout=0.1,
                      mounting_position=[0.05, 0.0, 0.02],
