@@ -178,7 +178,8 @@ def specific_force(accel, quat, ang_vel, ang_accel, offset, gravity, out):
     Args:
         accel: (3,) world acceleration of the reference point (centre of mass) [m/s^2].
         quat: (4,) body-to-world quaternion (x, y, z, w).
-        ang_vel, ang_accel: (3,) body rates [rad/s] and their derivative [rad/s^2].
+        ang_vel: (3,) body rates [rad/s].
+        ang_accel: (3,) the body rates' derivative [rad/s^2].
         offset: (3,) the point's position from the reference point, body frame [m].
         gravity: its magnitude [m/s^2]; gravity points along world -z.
     """

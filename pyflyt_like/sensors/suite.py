@@ -121,10 +121,12 @@ class SensorSuite:
         latest readings (:meth:`read`).
 
         Args:
-            position, velocity, acceleration: (3,) world frame [m, m/s, m/s^2], of the
-                centre of mass.
+            position: (3,) world frame [m], of the centre of mass.
+            velocity: (3,) world frame [m/s], of the centre of mass.
+            acceleration: (3,) world frame [m/s^2], of the centre of mass.
             quaternion: (4,) body-to-world (x, y, z, w).
-            ang_vel, ang_accel: (3,) body rates [rad/s] and their derivative [rad/s^2].
+            ang_vel: (3,) body rates [rad/s].
+            ang_accel: (3,) the body rates' derivative [rad/s^2].
         """
         pos = _vector("position", position, 3)
         vel = _vector("velocity", velocity, 3)
