@@ -13,6 +13,13 @@ import numpy as np
 
 from .sensors import SENSOR_FIELDS, zeros_sensor_arrays
 
+#: The fields of the engine's ``Config`` (both families') that hold the pool of obstacle
+#: layouts (:mod:`.obstacles`), in the order of :class:`~pyflyt_like.worlds.LayoutPool`:
+#: ``pool_distance(config.world_cylinders, ..., config.world_items, layout, ...)``.
+WORLD_FIELDS = ("world_cylinders", "world_boxes", "world_spheres", "world_counts",
+                "world_origin", "world_cells", "world_z_range", "world_cell_size",
+                "world_first_cell", "world_cell_start", "world_items")
+
 #: What changes every physics step, per world ``w`` and drone ``d``.
 #: pos (W, D, 3) centre of mass, world ENU [m]; quat (W, D, 4) body-to-world (x, y, z, w);
 #: vel (W, D, 3) world frame [m/s]; ang_vel (W, D, 3) body frame FLU [rad/s];
@@ -25,12 +32,18 @@ from .sensors import SENSOR_FIELDS, zeros_sensor_arrays
 #: wrench (W, D, 6) body force [N] and torque [N m] of the last step;
 #: attitude_target (W, D, 9) row-major rotation of a mode-1 setpoint's Euler angles, worked
 #: out once per fused call (the setpoints hold over it) rather than once per tick;
-#: the sensor fields (:data:`~pyflyt_like.batch.sensors.SENSOR_FIELDS`, empty behind their
-#: world axes without sensors): the stages' signature passes nothing else a step writes into.
+#: world_layout (W,) int64 the index of each world's obstacle layout in the pool of
+#: ``Config`` (:mod:`.obstacles`; 0 without a world); obstacle_check (W, D, 4) the position
+#: [m] of each drone's last exact obstacle query and how far [m] it may move from there
+#: before it needs another (-1: now; set at reset, and needed again after any write into
+#: world_layout); the sensor fields
+#: (:data:`~pyflyt_like.batch.sensors.SENSOR_FIELDS`, empty behind their world axes without
+#: sensors): the stages' signature passes nothing else a step writes into.
 State = namedtuple("State", [
     "pos", "quat", "vel", "ang_vel", "rotor_speed", "rotor_command", "setpoint", "reference",
     "use_reference", "rate_integral", "rate_previous", "rate_fresh", "steps", "contact",
-    "crashed", "turbulence", "wind", "wrench", "attitude_target", *SENSOR_FIELDS])
+    "crashed", "turbulence", "wind", "wrench", "attitude_target", "world_layout",
+    "obstacle_check", *SENSOR_FIELDS])
 
 #: The physical vehicle per world and drone, drawn at reset when randomised.
 #: mass (W, D) [kg]; inertia (W, D, 3) principal [kg m^2]; kf, km (W, D) rotor constants;
@@ -67,13 +80,17 @@ Nominal = namedtuple("Nominal", [
 #: ground_effect, rotor_drag, downwash, turbulence (bool); turbulence coefficients
 #: (first-order a, b; second-order phi (4,) and chol (3,) per axis v and w; sigma (3,));
 #: shear (bool) and its reference wind shear_x, shear_y [m/s] and profile constants
-#: (:func:`~pyflyt_like.physics.wind_shear.shear_factor`'s); floor_z [m]; crash_speed [m/s].
+#: (:func:`~pyflyt_like.physics.wind_shear.shear_factor`'s); floor_z [m]; crash_speed [m/s];
+#: collision_radius [m] every drone's collision sphere against obstacles; the pool of
+#: obstacle layouts (:data:`WORLD_FIELDS`, the
+#: :class:`~pyflyt_like.worlds.LayoutPool` arrays in its order; one empty layout without a
+#: world).
 Config = namedtuple("Config", [
     "dt", "gravity", "mode_steps", "control_period", "integrator", "ground_effect",
     "rotor_drag", "downwash", "turbulence", "turb_a", "turb_b", "turb_phi_v", "turb_chol_v",
     "turb_phi_w", "turb_chol_w", "turb_sigma", "shear", "shear_x", "shear_y", "shear_log",
     "shear_min_height", "shear_log_z0", "shear_power", "shear_scale", "floor_z",
-    "crash_speed"])
+    "crash_speed", "collision_radius", *WORLD_FIELDS])
 
 REFERENCE_SIZE = 18
 TURBULENCE_STATES = 5
@@ -102,7 +119,15 @@ def zeros_state(n_worlds: int, n_drones: int, n_rotors: int, setpoint_size: int,
         contact=np.zeros(shape, bool), crashed=np.zeros(shape, bool),
         turbulence=np.zeros((n_worlds, TURBULENCE_STATES)), wind=np.zeros((n_worlds, 3)),
         wrench=np.zeros((*shape, 6)), attitude_target=np.zeros((*shape, 9)),
+        world_layout=np.zeros(n_worlds, np.int64), obstacle_check=unchecked(n_worlds, n_drones),
         **zeros_sensor_arrays(n_worlds, n_drones, sensors))
+
+
+def unchecked(n_worlds: int, n_drones: int) -> np.ndarray:
+    """A (W, D, 4) ``obstacle_check`` that asks for an exact query at the next step."""
+    check = np.zeros((n_worlds, n_drones, 4))
+    check[..., 3] = -1.0
+    return check
 
 
 def kinematics_slabs(n_worlds: int, n_drones: int) -> dict[str, np.ndarray]:

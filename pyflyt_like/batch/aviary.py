@@ -10,15 +10,27 @@ from pyflyt_like.common.flight_modes import FlightMode
 from pyflyt_like.common.validation import (
     as_float_array_in_shapes,
     check_flight_mode,
+    check_int,
     check_positive_int,
     check_seed,
 )
 from pyflyt_like.control.multirotor_modes import MULTIROTOR_MODES
+from pyflyt_like.worlds import LayoutPool, World
 
 from .arrays import TURBULENCE_STATES, kinematics_block
 from .families import vehicle_family
 from .flat_reference import flat_reference_array
 from .memory import NOISE_CHUNK_BYTES, check_engine_memory
+from .obstacles import (
+    StartRule,
+    default_world_layouts,
+    draw_layouts,
+    empty_pool,
+    is_generator,
+    layout_world,
+    pack_world,
+    world_fields,
+)
 from .options import BatchedAviaryOptions
 from .sensors import read_sensors, reset_sensor_worlds
 from .state_views import fill_aviary_state, set_start_attitudes, set_start_velocities
@@ -107,14 +119,28 @@ class BatchedAviary:
             the same sensors on every drone of every world, sampled by the ``sensors``
             stage; :meth:`read_sensors` returns their readings (docs/sensors.md, "On the
             batched engine").
+        world: obstacles (docs/batch.md, "Obstacle worlds"): ``None``; a
+            :class:`~pyflyt_like.worlds.World`, one layout every simulated world flies
+            among; a generator (``Forest``, ``Rooms``, ``Clutter``), whose ``world_layouts``
+            layouts are drawn at construction and each world given one at reset; or a world
+            file (a shipped name, a ``.yaml`` path or its mapping: with a ``seed`` its
+            World, without one its generator). A drone whose collision sphere touches an
+            obstacle has crashed and is stopped (:attr:`collision_radius`).
+        world_layouts: a generator's pool size L, an int in [1, 65536]; ``None``:
+            ``min(n_worlds, 64)``. Only with a generator.
+        world_redraw: with a generator, each reset gives the worlds it resets a new layout
+            index drawn from the engine's generator (``True``), or keeps their index
+            (``False``: drawn at construction only).
 
     The bounds are physical (docs/batch.md, "Errors and bounds"); what still diverges is
     reset by :meth:`step` and flagged in :attr:`diverged`.
 
     Raises:
         ValueError, TypeError: any bad argument, naming it and what is allowed; an engine
-            that would need more than half this machine's memory (:mod:`.memory`).
-        FileNotFoundError: an unknown ``drone_model``.
+            (or a pool of obstacle layouts, naming ``world_layouts``) that would need more
+            than half this machine's memory (:mod:`.memory`); a start inside a ``World``'s
+            obstacle (naming ``start_pos``).
+        FileNotFoundError: an unknown ``drone_model`` or world file.
     """
 
     def __init__(self, n_worlds: int = 1, n_drones: int = 1, drone_model: str = "crazyflie21",
@@ -126,7 +152,8 @@ class BatchedAviary:
                  downwash: bool = False, wind=None, turbulence: dict | None = None,
                  shear: dict | None = None,
                  randomize: dict | None = None, floor_height: float = 0.0,
-                 crash_speed: float = 1.0, user_stages=None, sensors=None):
+                 crash_speed: float = 1.0, user_stages=None, sensors=None, world=None,
+                 world_layouts: int | None = None, world_redraw: bool = True):
         options = BatchedAviaryOptions(
             n_worlds=n_worlds, n_drones=n_drones, drone_model=drone_model, mode=mode,
             physics_hz=physics_hz, control_hz=control_hz, seed=seed, model_dir=model_dir,
@@ -135,7 +162,8 @@ class BatchedAviary:
             ground_effect=ground_effect, rotor_drag=rotor_drag, downwash=downwash, wind=wind,
             turbulence=turbulence, shear=shear, randomize=randomize,
             floor_height=floor_height,
-            crash_speed=crash_speed, user_stages=user_stages, sensors=sensors)
+            crash_speed=crash_speed, user_stages=user_stages, sensors=sensors, world=world,
+            world_layouts=world_layouts, world_redraw=world_redraw)
         self.family = family = vehicle_family(options)
         self.options = options = family.options  # physics_hz resolved
         #: The resolved sensor parameters (sensor name -> parameters; {}: no sensors).
@@ -145,9 +173,9 @@ class BatchedAviary:
         self.model = family.model
         self.modes = family.modes
         self.mode = check_flight_mode("mode", options.mode, family.modes)
-        check_engine_memory(self.n_worlds, self.n_drones,
-                            *family.memory_bytes(self.n_worlds, self.n_drones,
-                                                 self.sensor_params))
+        engine_estimate, vehicles = family.memory_bytes(self.n_worlds, self.n_drones,
+                                                        self.sensor_params)
+        check_engine_memory(self.n_worlds, self.n_drones, engine_estimate, vehicles)
         self.control_hz = family.control_hz
         self.integrator = options.integrator
         self.randomize = family.randomize
@@ -161,12 +189,37 @@ class BatchedAviary:
                                          family.setpoint_size(self.mode), self.sensor_params)
         self._nominal = family.nominal
         self.plant = family.new_plant(options)
-        self._config = family.config
+        #: The world spec (``None``, a World or a generator: a world file read).
+        self.world_spec = options.world
+        self.world_redraw = options.world_redraw
+        #: Each drone's collision sphere [m] against obstacles and for the start rule.
+        self.collision_radius = family.collision_radius
+        self._generator_world = is_generator(self.world_spec)
+        if self._generator_world:
+            n_layouts = options.world_layouts or default_world_layouts(self.n_worlds)
+            pool = draw_layouts(self.world_spec, n_layouts, options.seed, engine_estimate)
+        elif self.world_spec is not None:
+            pool = pack_world(self.world_spec, engine_estimate)
+        else:
+            pool = empty_pool()
+        self._pool = pool
+        self._config = family.config._replace(**world_fields(pool))
+        self._start_rule = None
+        if self.world_spec is not None:
+            self._start_rule = StartRule(pool, self.collision_radius, self.start_pos,
+                                         options.start_pos)
+            if not self._generator_world:
+                self._start_rule.check_fixed()
+        self._layouts_drawn = False
+        self._world_layout_view = self._state.world_layout.view()
+        self._world_layout_view.flags.writeable = False
         stages = check_user_stages(options.user_stages, list(family.pipeline.STAGES))
         self._advance = build_advance(family.pipeline, stages)
-        if self.sensor_params and self._advance is family.pipeline.advance:
-            # the cached kernel with the sensors stage (a user-stage kernel has every stage)
-            self._advance = family.pipeline.advance_sensed
+        if (self.sensor_params or self.world_spec is not None) \
+                and self._advance is family.pipeline.advance:
+            # the cached kernel with the obstacles and sensors stages (a user-stage kernel
+            # has every stage)
+            self._advance = family.pipeline.advance_full
         self._sensor_streams_drawn = False
         self._reset_stages = reset_stages(stages)
         self._no_noise = np.zeros((1, 1, TURBULENCE_STATES))
@@ -294,7 +347,21 @@ class BatchedAviary:
             # stream is the generator's w-th draw whatever W and the mask.
             state.sensor_streams[worlds] = world_streams(self.rng, self.n_worlds)[worlds]
             self._sensor_streams_drawn = True
-        state.pos[worlds] = self.start_pos[worlds]
+        if self._generator_world:
+            # Drawn for every world at every reset, kept for the masked ones (and, with
+            # world_redraw=False, at the first reset only): the draws that follow do not
+            # depend on the mask or on world_redraw.
+            drawn = self.rng.integers(self._pool.n_layouts, size=self.n_worlds)
+            layouts = state.world_layout[worlds]
+            if self.world_redraw or not self._layouts_drawn:
+                layouts = drawn[worlds]
+            # the starts first: a start that cannot be moved out raises before any change
+            starts = self._start_rule.starts(worlds, layouts)
+            state.world_layout[worlds] = layouts
+            self._layouts_drawn = True
+            state.pos[worlds] = starts
+        else:
+            state.pos[worlds] = self.start_pos[worlds]
         set_start_attitudes(state.quat, self.start_orn, mask)
         set_start_velocities(state.quat, self.start_vel, state.vel, mask)
         state.ang_vel[worlds] = 0.0
@@ -302,6 +369,7 @@ class BatchedAviary:
         state.steps[worlds] = 0
         state.contact[worlds] = False
         state.crashed[worlds] = False
+        state.obstacle_check[worlds, :, 3] = -1.0  # a new start (or layout): query it
         self.family.draw_plant(self.rng, self.plant, worlds)
         if self._config.turbulence:
             # drawn for every world, so a world's draws do not depend on the mask
@@ -378,6 +446,32 @@ class BatchedAviary:
         draws, the hold setpoints); the other worlds were not touched. False everywhere
         before the first step and after a step in which nothing diverged."""
         return self._diverged_view
+
+    # ------------------------------------------------------------------ obstacles
+    @property
+    def world_layout(self) -> np.ndarray:
+        """(W,) int64, read-only: the index in :attr:`layout_pool` of the obstacle layout
+        each world flies among (all 0 without a world or with a World)."""
+        return self._world_layout_view
+
+    @property
+    def layout_pool(self) -> LayoutPool:
+        """The :class:`~pyflyt_like.worlds.LayoutPool` of the engine's obstacle layouts
+        (one empty layout without a world)."""
+        return self._pool
+
+    def world_of(self, w: int) -> World:
+        """The :class:`~pyflyt_like.worlds.World` that world ``w`` flies among now (its
+        layout of the pool; primitives ordered by kind; the empty World without a world):
+        for plots, or a PyBullet twin (``Aviary(world=sim.world_of(w))``).
+
+        Raises:
+            TypeError, ValueError: ``w`` not an int in [0, n_worlds).
+        """
+        w = check_int("w", w)
+        if not 0 <= w < self.n_worlds:
+            raise ValueError(f"w must be a world index in [0, {self.n_worlds}), got {w}")
+        return layout_world(self._pool, int(self._state.world_layout[w]))
 
     # ------------------------------------------------------------------ sensors
     def read_sensors(self) -> dict[str, dict[str, np.ndarray]]:
@@ -457,7 +551,10 @@ class BatchedAviary:
         """(state, plant, nominal, config): the engine's named tuples of arrays, for a task
         whose compiled step calls the family's ``pipeline.step_world`` itself (one call per
         agent step: the dogfight's). Such a step owns what :meth:`step` does besides the
-        physics (divergence, turbulence noise); a mode change may replace ``state``."""
+        physics (divergence, turbulence noise); a mode change may replace ``state``.
+        ``step_world`` has no obstacles stage: a task flying among obstacles calls
+        ``pipeline.step_world_full``, whose stage reads the pool in ``config``
+        (:data:`~.arrays.WORLD_FIELDS`) and ``state.world_layout``."""
         return self._state, self.plant, self._nominal, self._config
 
     @property

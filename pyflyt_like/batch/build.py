@@ -22,6 +22,7 @@ from pyflyt_like.physics.rotor_aerodynamics import ground_effect_min_height
 
 from .arrays import Config, Nominal, Plant, zeros_plant
 from .integrators import INTEGRATORS
+from .obstacles import empty_pool, world_fields
 from .options import BatchedAviaryOptions
 
 
@@ -140,8 +141,11 @@ def shear_fields(options: BatchedAviaryOptions) -> dict[str, object]:
                 shear_scale=scale)
 
 
-def engine_config(options: BatchedAviaryOptions, control_hz: int) -> Config:
-    """The run's scalars, with the Dryden filters' coefficients for the physics step."""
+def engine_config(options: BatchedAviaryOptions, control_hz: int,
+                  collision_radius: float) -> Config:
+    """The run's scalars, with the Dryden filters' coefficients for the physics step, the
+    collision radius [m] and the pool of one empty layout (the engine puts its own pool in
+    with ``_replace``, :func:`~.obstacles.world_fields`)."""
     return Config(
         dt=1.0 / options.physics_hz, gravity=options.gravity,
         mode_steps=options.physics_hz // control_hz, control_period=1.0 / control_hz,
@@ -149,4 +153,5 @@ def engine_config(options: BatchedAviaryOptions, control_hz: int) -> Config:
         rotor_drag=options.rotor_drag, downwash=options.downwash,
         **turbulence_coefficients(options), **shear_fields(options),
         floor_z=options.floor_height,
-        crash_speed=options.crash_speed)
+        crash_speed=options.crash_speed, collision_radius=collision_radius,
+        **world_fields(empty_pool()))

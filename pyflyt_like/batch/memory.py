@@ -4,7 +4,9 @@ rather than ending in a MemoryError or the kernel's out-of-memory kill.
 
 The engine's arrays are laid out per world and per drone (:mod:`.arrays`), so its memory is
 ``W * (per_world + D * per_drone)``; both rates are measured on the layout itself (a
-one-world, one- and two-drone instance), not written down a second time here.
+one-world, one- and two-drone instance), not written down a second time here. A pool of
+obstacle layouts (:mod:`.obstacles`) comes on top, once per engine:
+:func:`check_pool_memory` refuses one that does not fit beside the rest.
 """
 
 from __future__ import annotations
@@ -85,3 +87,20 @@ def check_engine_memory(n_worlds: int, n_drones: int, estimate: float, what: str
     check_memory(f"n_worlds={n_worlds} x n_drones={n_drones} ({what})", estimate,
                  "use fewer worlds or drones per engine (several engines can run one after "
                  "another or in separate processes)")
+
+
+def check_pool_memory(what: str, pool_estimate: float, engine_estimate: float) -> None:
+    """Refuse a pool that, with the engine, would need more than half this machine's memory.
+
+    Args:
+        what: the option that sizes it (``"world_layouts=64"``, ``"world"``);
+            pool_estimate: the pool's bytes (estimated before the layouts are drawn, exact
+            after); engine_estimate: the engine's other bytes.
+
+    Raises:
+        ValueError: naming ``what``, the estimate and the limit.
+    """
+    check_memory(f"{what} (a pool of obstacle layouts of about "
+                 f"{pool_estimate / 2**20:.3g} MiB beside the engine's "
+                 f"{engine_estimate / 2**20:.3g} MiB)", pool_estimate + engine_estimate,
+                 "use fewer world_layouts, or a smaller or sparser world")

@@ -20,6 +20,7 @@ from . import pipeline
 from .arrays import zeros_state
 from .build import control_rate, engine_config, nominal_arrays, plant_arrays
 from .memory import engine_bytes
+from .obstacles import multirotor_collision_radius
 from .options import BatchedAviaryOptions
 from .randomization import check_randomize, draw_plant
 
@@ -43,7 +44,9 @@ class MultirotorFamily:
         self.randomize = check_randomize(options.randomize)
         self.control_hz = control_rate(model, options)
         self.nominal = nominal_arrays(model)
-        self.config = engine_config(options, self.control_hz)
+        #: the collision sphere's radius [m] against obstacles (and for the start rule)
+        self.collision_radius = multirotor_collision_radius(model)
+        self.config = engine_config(options, self.control_hz, self.collision_radius)
         self.dt = 1.0 / options.physics_hz
         self.weight = model.mass * options.gravity
 

@@ -39,8 +39,10 @@ from pyflyt_like.physics.fixedwing_model import FIXEDWING_MODES
 from pyflyt_like.physics.wind_shear import ShearProfile
 from pyflyt_like.sensors import resolve_sensors
 from pyflyt_like.sensors.params import SensorParams
+from pyflyt_like.worlds.specs import WORLD_GENERATORS, check_world_spec
 
 from .integrators import INTEGRATORS
+from .obstacles import MAX_WORLD_LAYOUTS
 
 #: Every family's modes: the options check a mode is one of them, the family that it is its.
 ALL_MODES = tuple(sorted(set(MULTIROTOR_MODES) | set(FIXEDWING_MODES)))
@@ -86,7 +88,11 @@ class BatchedAviaryOptions:
     ``shear`` ``None`` or a :class:`~pyflyt_like.physics.wind_shear.ShearProfile`;
     ``randomize`` ``None`` or a mapping (its family checks its keys and ranges);
     ``sensors`` ``None`` (also for ``{}``) or a mapping (:meth:`sensor_params` resolves it
-    once ``physics_hz`` is known).
+    once ``physics_hz`` is known); ``world`` ``None``, a
+    :class:`~pyflyt_like.worlds.World` or a generator (a world file read:
+    :func:`~pyflyt_like.worlds.specs.check_world_spec`, the PyBullet ``Aviary``'s check);
+    ``world_layouts`` ``None`` or an int in [1, MAX_WORLD_LAYOUTS], given only with a
+    generator; ``world_redraw`` a bool.
 
     Raises:
         ValueError, TypeError: any bad argument, naming it and what is allowed.
@@ -116,6 +122,9 @@ class BatchedAviaryOptions:
     crash_speed: float = 1.0
     user_stages: Any = None
     sensors: Any = None
+    world: Any = None
+    world_layouts: int | None = None
+    world_redraw: bool = True
 
     def __post_init__(self) -> None:
         n_worlds = check_positive_int("n_worlds", self.n_worlds)
@@ -151,7 +160,10 @@ class BatchedAviaryOptions:
                                            MAX_POSITION, unit=" m"),
             "crash_speed": check_non_negative_float("crash_speed", self.crash_speed),
             "sensors": _sensors(self.sensors),
+            "world_redraw": check_bool("world_redraw", self.world_redraw),
         }
+        values["world"] = world = check_world_spec("world", self.world)
+        values["world_layouts"] = _world_layouts(self.world_layouts, world)
         for name, value in values.items():
             object.__setattr__(self, name, value)  # frozen: normalised once, here
 
@@ -203,6 +215,18 @@ class BatchedAviaryOptions:
         velocities = np.zeros((self.n_worlds, self.n_drones, 3))
         velocities[:] = default if self.starting_velocity is None else self.starting_velocity
         return velocities
+
+
+def _world_layouts(value: object, world: object) -> int | None:
+    """None, or the pool size of a generator ``world``: an int in [1, MAX_WORLD_LAYOUTS]."""
+    if value is None:
+        return None
+    count = check_positive_int("world_layouts", value, MAX_WORLD_LAYOUTS)
+    if not isinstance(world, WORLD_GENERATORS):
+        raise ValueError(f"world_layouts sizes the pool of a generator's layouts; give it with "
+                         f"world=Forest(...), Rooms(...) or Clutter(...) (or a world file "
+                         f"without a seed), not with world={type(world).__name__}")
+    return count
 
 
 def _sensors(value: object) -> Mapping | None:

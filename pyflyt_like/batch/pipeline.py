@@ -7,23 +7,25 @@ Per world (in parallel) and per physics step::
     3. rotors       motor lag, thrust and torque, rotor aerodynamics -> body wrench
     4. integrate    rigid body on SO(3) under the wrench, gravity, disturbances
     5. floor        the ground as a hard constraint, contact and crash flags
-    6. sensors      every drone's sensors that are due sample the new state
-    7. turbulence   advance the world's Dryden filters
-    8. clock        the world's step counter
+    6. obstacles    each drone's collision sphere against its world's obstacle layout
+    7. sensors      every drone's sensors that are due sample the new state
+    8. turbulence   advance the world's Dryden filters
+    9. clock        the world's step counter
 
 The same order as the PyBullet ``Aviary.step`` (control, physics update, step, state).
 Every stage has the signature ``(state, plant, nominal, config, mode, w, noise,
 step_index)`` and is inlined into :func:`step_world`; ``n_steps`` physics steps run inside
 one compiled call. User stages go between them (:mod:`pyflyt_like.batch.user_stages`). The
 fixed-wing pipeline (:mod:`pyflyt_like.batch.fixedwing.pipeline`) shares the wind,
-sensors, turbulence and clock stages.
+obstacles, sensors, turbulence and clock stages.
 
 Two kernels, both cached on disk: :func:`advance` (:func:`step_world`) runs every stage but
-``sensors``, so an engine without sensors (and a task's kernel that inlines
-:func:`step_world`) pays nothing for them; :func:`advance_sensed`
-(:func:`step_world_sensed`) runs all of them, for an engine with sensors
-(:mod:`pyflyt_like.batch.sensors`). A kernel with user stages runs every stage; its
-``sensors`` stage returns at once without sensors.
+``obstacles`` and ``sensors``, so an engine with neither a world nor sensors (and a task's
+kernel that inlines :func:`step_world`) pays nothing for them; :func:`advance_full`
+(:func:`step_world_full`) runs all of them, for an engine with sensors or a world
+(:mod:`pyflyt_like.batch.sensors`, :mod:`pyflyt_like.batch.obstacles`): its ``obstacles``
+stage returns at once for an empty layout, its ``sensors`` stage without sensors. A kernel
+with user stages runs every stage.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from __future__ import annotations
 from numba import njit, prange
 
 from pyflyt_like.compiled.rotations import quat_to_matrix
+from pyflyt_like.compiled.scene import pool_distance
 
 from .controllers import attitude_targets, control_tick
 from .integrators import floor_constraint
@@ -99,6 +102,63 @@ def floor(state, plant, nominal, config, mode, w, noise, step_index):
             state.crashed[w, d] = True
 
 
+#: How far beyond its collision radius [m] an exact obstacle query looks around a drone;
+#: the clearance it finds lets the drone move up to that far before the next query.
+OBSTACLE_REACH = 1.0
+#: The margin [m] by which a drone must stay inside its clearance for a query to be
+#: skipped: it covers the rounding of the distances (1e-16 of the coordinates).
+CHECK_MARGIN = 1e-9
+
+
+@njit(**_STAGE)
+def obstacles(state, plant, nominal, config, mode, w, noise, step_index):
+    """Every drone's collision sphere (radius ``config.collision_radius``) against its
+    world's layout of the pool (``state.world_layout[w]``); shared by both families.
+
+    A sphere that overlaps a primitive (:func:`~pyflyt_like.worlds.grid.pool_distance`
+    below the radius: the closed forms of ``World.distance``, over the grid cells about the
+    drone only) sets ``contact`` and ``crashed`` (a collision is a crash) and stops the
+    drone where it is, linear and angular velocities zeroed, as the floor stops one; its
+    position is kept (the overlap is at most one step's travel deep). An empty layout (no
+    world) returns at once.
+
+    The exact query looks :data:`OBSTACLE_REACH` beyond the radius and keeps the clearance
+    it finds in ``state.obstacle_check``: the distance to the layout changes no faster than
+    the position (it is 1-Lipschitz), so while the drone stays within that clearance of the
+    queried position no primitive can reach its sphere, and the step skips the query (one
+    squared distance). The crash comes at the same step as with a query at every step.
+    """
+    layout = state.world_layout[w]
+    if config.world_cells[layout, 0] == 0:  # an empty layout: nothing to touch
+        return
+    radius = config.collision_radius
+    for d in range(state.pos.shape[1]):
+        p = state.pos[w, d]
+        check = state.obstacle_check[w, d]
+        dx = p[0] - check[0]
+        dy = p[1] - check[1]
+        dz = p[2] - check[2]
+        room = check[3] - CHECK_MARGIN
+        if room > 0.0 and dx * dx + dy * dy + dz * dz < room * room:
+            continue  # still well inside the clearance of the last query
+        reach = radius + OBSTACLE_REACH
+        distance = pool_distance(
+            config.world_cylinders, config.world_boxes, config.world_spheres,
+            config.world_counts, config.world_origin, config.world_cells,
+            config.world_z_range, config.world_cell_size, config.world_first_cell,
+            config.world_cell_start, config.world_items, layout, p[0], p[1], p[2], reach)
+        # the exact distance if it is <= reach, else something > reach: at least
+        # min(distance, reach) of clearance, less the radius
+        check[0], check[1], check[2] = p[0], p[1], p[2]
+        check[3] = min(distance, reach) - radius
+        if distance < radius:
+            state.contact[w, d] = True
+            state.crashed[w, d] = True
+            for a in range(3):
+                state.vel[w, d, a] = 0.0
+                state.ang_vel[w, d, a] = 0.0
+
+
 @njit(**_STAGE)
 def sensors(state, plant, nominal, config, mode, w, noise, step_index):
     """Every drone's sensors that are due sample the state after the step (nothing without
@@ -119,10 +179,11 @@ def clock(state, plant, nominal, config, mode, w, noise, step_index):
     state.steps[w] += 1
 
 
-#: The stages in the order :func:`step_world_sensed` runs them (:func:`step_world`: all but
-#: ``sensors``).
+#: The stages in the order :func:`step_world_full` runs them (:func:`step_world`: all but
+#: ``obstacles`` and ``sensors``).
 STAGES = {"wind": wind, "control": control, "rotors": rotors, "integrate": integrate,
-          "floor": floor, "sensors": sensors, "turbulence": turbulence, "clock": clock}
+          "floor": floor, "obstacles": obstacles, "sensors": sensors,
+          "turbulence": turbulence, "clock": clock}
 
 
 @njit(**_STAGE)
@@ -133,8 +194,8 @@ def prepare(state, mode, w):
 
 @njit(**_STAGE)
 def step_world(state, plant, nominal, config, mode, w, noise, step_index):
-    """One physics step of world ``w``: the :data:`STAGES` in order but ``sensors`` (an
-    engine without sensors; the tasks' kernels)."""
+    """One physics step of world ``w``: the :data:`STAGES` in order but ``obstacles`` and
+    ``sensors`` (an engine with neither a world nor sensors; the tasks' kernels)."""
     wind(state, plant, nominal, config, mode, w, noise, step_index)
     control(state, plant, nominal, config, mode, w, noise, step_index)
     rotors(state, plant, nominal, config, mode, w, noise, step_index)
@@ -145,13 +206,14 @@ def step_world(state, plant, nominal, config, mode, w, noise, step_index):
 
 
 @njit(**_STAGE)
-def step_world_sensed(state, plant, nominal, config, mode, w, noise, step_index):
+def step_world_full(state, plant, nominal, config, mode, w, noise, step_index):
     """One physics step of world ``w``: every stage of :data:`STAGES` in order."""
     wind(state, plant, nominal, config, mode, w, noise, step_index)
     control(state, plant, nominal, config, mode, w, noise, step_index)
     rotors(state, plant, nominal, config, mode, w, noise, step_index)
     integrate(state, plant, nominal, config, mode, w, noise, step_index)
     floor(state, plant, nominal, config, mode, w, noise, step_index)
+    obstacles(state, plant, nominal, config, mode, w, noise, step_index)
     sensors(state, plant, nominal, config, mode, w, noise, step_index)
     turbulence(state, plant, nominal, config, mode, w, noise, step_index)
     clock(state, plant, nominal, config, mode, w, noise, step_index)
@@ -186,19 +248,20 @@ def advance(state, plant, nominal, config, mode, n_steps, noise):
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
-def run_worlds_sensed(state, plant, nominal, config, mode, n_steps, noise, first, last):
-    """:func:`run_worlds` with :func:`step_world_sensed`."""
+def run_worlds_full(state, plant, nominal, config, mode, n_steps, noise, first, last):
+    """:func:`run_worlds` with :func:`step_world_full`."""
     for w in range(first, last):
         prepare(state, mode, w)
         for step_index in range(n_steps):
-            step_world_sensed(state, plant, nominal, config, mode, w, noise, step_index)
+            step_world_full(state, plant, nominal, config, mode, w, noise, step_index)
 
 
 @njit(cache=True, parallel=True, error_model="numpy")
-def advance_sensed(state, plant, nominal, config, mode, n_steps, noise):
-    """:func:`advance` with the ``sensors`` stage: the kernel of an engine with sensors."""
+def advance_full(state, plant, nominal, config, mode, n_steps, noise):
+    """:func:`advance` with the ``obstacles`` and ``sensors`` stages: the kernel of an
+    engine with a world or sensors."""
     n_worlds = state.pos.shape[0]
     blocks = min(n_worlds, BLOCKS)
     for block in prange(blocks):
-        run_worlds_sensed(state, plant, nominal, config, mode, n_steps, noise,
-                          block * n_worlds // blocks, (block + 1) * n_worlds // blocks)
+        run_worlds_full(state, plant, nominal, config, mode, n_steps, noise,
+                        block * n_worlds // blocks, (block + 1) * n_worlds // blocks)

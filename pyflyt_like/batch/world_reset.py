@@ -12,7 +12,8 @@ from pyflyt_like.compiled.rotations import euler_to_quat
 def place_still(state, w, d, start_pos, start_euler):
     """Put drone ``d`` of world ``w`` at ``start_pos`` (3,) [m] with Euler angles
     ``start_euler`` (3,) [rad], not rotating, its rate controller cleared, contact and crash
-    flags cleared; returns its quaternion (x, y, z, w). The velocity is the caller's."""
+    flags cleared, an exact obstacle query due; returns its quaternion (x, y, z, w). The
+    velocity is the caller's."""
     qx, qy, qz, qw = euler_to_quat(start_euler[0], start_euler[1], start_euler[2])
     q = state.quat[w, d]
     q[0], q[1], q[2], q[3] = qx, qy, qz, qw
@@ -25,6 +26,7 @@ def place_still(state, w, d, start_pos, start_euler):
     state.rate_fresh[w, d] = True
     state.contact[w, d] = False
     state.crashed[w, d] = False
+    state.obstacle_check[w, d, 3] = -1.0
     return qx, qy, qz, qw
 
 

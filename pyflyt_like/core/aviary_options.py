@@ -7,9 +7,7 @@ the wind field's options) is checked by the class that receives them.
 
 from __future__ import annotations
 
-import os
-import reprlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,15 +19,15 @@ from pyflyt_like.common.validation import (
     check_positive_float,
     check_positive_int,
 )
-from pyflyt_like.worlds import Clutter, Forest, Rooms, World, load_spec, world_names
+from pyflyt_like.worlds.specs import WORLD_GENERATORS, WorldSpec, check_world_spec
 
 from .abstractions.base_drone import DroneClass
 from .abstractions.base_wind_field import WindFieldClass
 
 GRAVITY = 9.81  # m/s^2
-#: The generators a world may be drawn from (``Aviary(world=...)``, ``add_world``).
-WORLD_GENERATORS = (Forest, Rooms, Clutter)
-WorldSpec = World | Forest | Rooms | Clutter
+# The world argument is checked in pyflyt_like.worlds.specs, where both engines find it; its
+# names are re-exported here for core.aviary.
+__all__ = ["GRAVITY", "WORLD_GENERATORS", "AviaryOptions", "WorldSpec", "check_world_spec"]
 
 
 @dataclass(frozen=True)
@@ -139,33 +137,3 @@ def _generator(np_random: object, seed: object) -> np.random.Generator:
                              or seed < 0):
         raise ValueError(f"seed must be None or an integer >= 0, got {seed!r}")
     return np_random if np_random is not None else np.random.default_rng(seed)
-
-
-def check_world_spec(name: str, value: object) -> WorldSpec | None:
-    """A world argument (``Aviary(world=...)``, ``Aviary.add_world(spec)``) normalised.
-
-    ``None``, a :class:`~pyflyt_like.worlds.World` and a generator (``Forest``, ``Rooms``,
-    ``Clutter``) are returned as they are. A world file, the name of a shipped world or the
-    path of a ``.yaml`` file (or its content as a mapping), is read with
-    :func:`~pyflyt_like.worlds.load_spec`: explicit primitives give their World; a generator
-    with a ``seed`` in the file gives the World of that seed (the file pins it); a generator
-    without one gives the generator.
-
-    Raises:
-        TypeError: any other type, naming ``name`` and what is allowed.
-        ValueError, FileNotFoundError: a file that is not a world (unknown name, missing
-            file, bad content), the message naming ``name``.
-    """
-    if value is None or isinstance(value, (World, *WORLD_GENERATORS)):
-        return value
-    if isinstance(value, (str, os.PathLike, Mapping)):
-        try:
-            spec, seed = load_spec(value)
-        except (TypeError, ValueError, FileNotFoundError) as error:
-            raise type(error)(f"{name}: {error}") from None
-        if isinstance(spec, World) or seed is None:
-            return spec
-        return spec.generate(seed)
-    raise TypeError(f"{name} must be None, a World, a Forest, Rooms or Clutter generator, or "
-                    f"a world file (a shipped name {world_names()} or a .yaml path), got "
-                    f"{reprlib.repr(value)}")

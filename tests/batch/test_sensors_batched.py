@@ -156,7 +156,7 @@ def test_the_fixed_wing_reads_the_closed_form_too():
 def test_stage_sits_between_floor_and_turbulence_in_both_pipelines():
     for pipeline in (multirotor_pipeline, fixedwing_pipeline):
         names = list(pipeline.STAGES)
-        assert names.index("sensors") == names.index("floor") + 1
+        assert names.index("sensors") == names.index("obstacles") + 1
         assert names.index("turbulence") == names.index("sensors") + 1
 
 

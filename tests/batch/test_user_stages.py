@@ -131,7 +131,8 @@ def noop(state, plant, nominal, config, w):
 @pytest.mark.parametrize(("stages", "error", "match"), [
     ([UserStage(noop, after="rotors")], ValueError,
      r"user stage after='rotors' names no stage; stages are \['wind', 'control', "
-     r"'aerodynamics', 'integrate', 'floor', 'sensors', 'turbulence', 'clock', 'reset'\]"),
+     r"'aerodynamics', 'integrate', 'floor', 'obstacles', 'sensors', 'turbulence', 'clock', "
+     r"'reset'\]"),
     ([UserStage(noop, before="reset")], ValueError, r"before='reset' names no stage"),
     ([UserStage(noop)], ValueError, "needs exactly one of before= and after="),
     ([UserStage(noop, before="wind", after="clock")], ValueError, "exactly one"),

@@ -14,7 +14,7 @@ import numpy as np
 from pyflyt_like.control.tecs import MEMORY_SIZE, TecsParameters
 from pyflyt_like.physics.fixedwing_model import SURFACE_COMMANDS
 
-from ..arrays import TURBULENCE_STATES, kinematics_slabs
+from ..arrays import TURBULENCE_STATES, WORLD_FIELDS, kinematics_slabs, unchecked
 from ..sensors import SENSOR_FIELDS, zeros_sensor_arrays
 
 #: What changes every physics step, per world ``w`` and aircraft ``d``: pos (W, D, 3) base
@@ -26,12 +26,15 @@ from ..sensors import SENSOR_FIELDS, zeros_sensor_arrays
 #: (W, D, 5) the TECS memory (:data:`~pyflyt_like.control.tecs.MEMORY_SIZE`); steps (W,);
 #: contact, crashed (W, D) bool; turbulence (W, 5); wind (W, 3) [m/s]; wrench (W, D, 6)
 #: aerodynamic and motor force [N] and torque about the base origin [N m], body frame;
+#: world_layout (W,) int64 each world's obstacle layout in the pool and obstacle_check
+#: (W, D, 4), as the multirotor's;
 #: the sensor fields (:data:`~pyflyt_like.batch.sensors.SENSOR_FIELDS`, empty behind their
 #: world axes without sensors), as the multirotor's.
 FixedwingState = namedtuple("FixedwingState", [
     "pos", "quat", "vel", "ang_vel", "deflection", "throttle", "surface_command",
     "thrust_command", "setpoint", "rate_integral", "rate_previous", "rate_fresh", "tecs",
-    "steps", "contact", "crashed", "turbulence", "wind", "wrench", *SENSOR_FIELDS])
+    "steps", "contact", "crashed", "turbulence", "wind", "wrench", "world_layout",
+    "obstacle_check", *SENSOR_FIELDS])
 
 #: The physical aircraft per world and aircraft, drawn at reset when randomised: mass (W, D)
 #: [kg]; inertia, inertia_inv (W, D, 9) row-major tensor about the centre of mass, base
@@ -63,12 +66,13 @@ FixedwingNominal = namedtuple("FixedwingNominal", [
 
 #: Scalars of the run: dt [s]; gravity [m/s^2]; mode_steps; integrator (0 euler,
 #: 1 semi-implicit); turbulence (bool) and its filter coefficients, the shear (as the
-#: multirotor's Config); floor_z [m]; crash_speed [m/s].
+#: multirotor's Config); floor_z [m]; crash_speed [m/s]; collision_radius [m] and the pool
+#: of obstacle layouts (:data:`~..arrays.WORLD_FIELDS`), as the multirotor's Config.
 FixedwingConfig = namedtuple("FixedwingConfig", [
     "dt", "gravity", "mode_steps", "integrator", "turbulence", "turb_a", "turb_b",
     "turb_phi_v", "turb_chol_v", "turb_phi_w", "turb_chol_w", "turb_sigma", "shear",
     "shear_x", "shear_y", "shear_log", "shear_min_height", "shear_log_z0", "shear_power",
-    "shear_scale", "floor_z", "crash_speed"])
+    "shear_scale", "floor_z", "crash_speed", "collision_radius", *WORLD_FIELDS])
 
 
 def zeros_fixedwing_state(n_worlds: int, n_drones: int, n_surfaces: int,
@@ -85,7 +89,9 @@ def zeros_fixedwing_state(n_worlds: int, n_drones: int, n_surfaces: int,
         tecs=np.zeros((*shape, MEMORY_SIZE)), steps=np.zeros(n_worlds, np.int64),
         contact=np.zeros(shape, bool), crashed=np.zeros(shape, bool),
         turbulence=np.zeros((n_worlds, TURBULENCE_STATES)), wind=np.zeros((n_worlds, 3)),
-        wrench=np.zeros((*shape, 6)), **zeros_sensor_arrays(n_worlds, n_drones, sensors))
+        wrench=np.zeros((*shape, 6)), world_layout=np.zeros(n_worlds, np.int64),
+        obstacle_check=unchecked(n_worlds, n_drones),
+        **zeros_sensor_arrays(n_worlds, n_drones, sensors))
 
 
 def zeros_fixedwing_plant(n_worlds: int, n_drones: int, n_surfaces: int) -> FixedwingPlant:

@@ -10,6 +10,7 @@ from pyflyt_like.physics.fixedwing_model import FixedwingModel
 
 from ..build import shear_fields, turbulence_axes, turbulence_coefficients
 from ..integrators import INTEGRATORS
+from ..obstacles import empty_pool, world_fields
 from ..options import BatchedAviaryOptions
 from .arrays import FixedwingConfig, FixedwingNominal, FixedwingPlant, zeros_fixedwing_plant
 
@@ -59,11 +60,14 @@ def fixedwing_plant(model: FixedwingModel, options: BatchedAviaryOptions) -> Fix
     return plant
 
 
-def fixedwing_config(options: BatchedAviaryOptions, control_hz: int) -> FixedwingConfig:
-    """The run's scalars."""
+def fixedwing_config(options: BatchedAviaryOptions, control_hz: int,
+                     collision_radius: float) -> FixedwingConfig:
+    """The run's scalars, the collision radius [m] and the pool of one empty layout (the
+    engine puts its own pool in, as the multirotor's :func:`~..build.engine_config`)."""
     coefficients = turbulence_coefficients(options)
     return FixedwingConfig(
         dt=1.0 / options.physics_hz, gravity=options.gravity,
         mode_steps=options.physics_hz // control_hz,
         integrator=INTEGRATORS[options.integrator], **coefficients, **shear_fields(options),
-        floor_z=options.floor_height, crash_speed=options.crash_speed)
+        floor_z=options.floor_height, crash_speed=options.crash_speed,
+        collision_radius=collision_radius, **world_fields(empty_pool()))

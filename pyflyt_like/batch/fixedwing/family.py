@@ -16,6 +16,7 @@ from pyflyt_like.physics.fixedwing_model import (
 )
 
 from ..memory import estimated_bytes, layout_bytes
+from ..obstacles import urdf_collision_radius
 from ..options import BatchedAviaryOptions
 from . import pipeline
 from .arrays import zeros_fixedwing_plant, zeros_fixedwing_state
@@ -65,7 +66,10 @@ class FixedwingFamily:
         self.dt = 1.0 / options.physics_hz
         self.nominal = fixedwing_nominal(model, self.dt, 1.0 / self.control_hz,
                                          options.gravity)
-        self.config = fixedwing_config(options, self.control_hz)
+        #: the collision sphere's radius [m] against obstacles (and for the start rule): it
+        #: holds every collision shape of the URDF
+        self.collision_radius = urdf_collision_radius(model.param_path.with_suffix(".urdf"))
+        self.config = fixedwing_config(options, self.control_hz, self.collision_radius)
 
     def memory_bytes(self, n_worlds: int, n_drones: int, sensors=None) -> tuple[float, str]:
         """The engine's estimated peak memory [bytes] (with the arrays of ``sensors``, the

@@ -7,17 +7,18 @@ Per world (in parallel) and per physics step::
     3. aerodynamics  surface deflections and loads, fuselage drag, motor -> body wrench
     4. integrate     the composite rigid body under the wrench, gravity, disturbances
     5. floor         the ground as a hard constraint, contact and crash flags
-    6. sensors       every aircraft's sensors that are due sample the new state
-    7. turbulence    advance the world's Dryden filters
-    8. clock         the world's step counter
+    6. obstacles     each aircraft's collision sphere against its world's obstacle layout
+    7. sensors       every aircraft's sensors that are due sample the new state
+    8. turbulence    advance the world's Dryden filters
+    9. clock         the world's step counter
 
 The order of the PyBullet ``Aviary.step`` (control, physics update, step, state), as the
-multirotor pipeline (:mod:`pyflyt_like.batch.pipeline`), whose wind, sensors, turbulence
-and floor formulas this one shares. Every stage has the signature ``(state, plant, nominal,
-config, mode, w, noise, step_index)`` and is inlined into :func:`step_world`; user stages go
-between them (:mod:`pyflyt_like.batch.user_stages`). As for multirotors, :func:`advance`
-runs every stage but ``sensors`` and :func:`advance_sensed` all of them (an engine with
-sensors).
+multirotor pipeline (:mod:`pyflyt_like.batch.pipeline`), whose wind, obstacles, sensors,
+turbulence and clock stages this one shares, and its floor formula. Every stage has the
+signature ``(state, plant, nominal, config, mode, w, noise, step_index)`` and is inlined
+into :func:`step_world`; user stages go between them (:mod:`pyflyt_like.batch.user_stages`).
+As for multirotors, :func:`advance` runs every stage but ``obstacles`` and ``sensors`` and
+:func:`advance_full` all of them (an engine with a world or sensors).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from numba import njit, prange
 from pyflyt_like.compiled.rotations import quat_to_matrix
 
 from ..integrators import floor_constraint
-from ..pipeline import BLOCKS, clock, sensors, turbulence, wind
+from ..pipeline import BLOCKS, clock, obstacles, sensors, turbulence, wind
 from .aerodynamics import aircraft_wrench
 from .body import integrate_aircraft
 from .controllers import control_tick
@@ -80,11 +81,11 @@ def floor(state, plant, nominal, config, mode, w, noise, step_index):
             state.crashed[w, d] = True
 
 
-#: The stages in the order :func:`step_world_sensed` runs them (:func:`step_world`: all but
-#: ``sensors``).
+#: The stages in the order :func:`step_world_full` runs them (:func:`step_world`: all but
+#: ``obstacles`` and ``sensors``).
 STAGES = {"wind": wind, "control": control, "aerodynamics": aerodynamics,
-          "integrate": integrate, "floor": floor, "sensors": sensors,
-          "turbulence": turbulence, "clock": clock}
+          "integrate": integrate, "floor": floor, "obstacles": obstacles,
+          "sensors": sensors, "turbulence": turbulence, "clock": clock}
 
 
 @njit(**_STAGE)
@@ -94,8 +95,8 @@ def prepare(state, mode, w):
 
 @njit(**_STAGE)
 def step_world(state, plant, nominal, config, mode, w, noise, step_index):
-    """One physics step of world ``w``: the :data:`STAGES` in order but ``sensors`` (an
-    engine without sensors; the tasks' kernels)."""
+    """One physics step of world ``w``: the :data:`STAGES` in order but ``obstacles`` and
+    ``sensors`` (an engine with neither a world nor sensors; the tasks' kernels)."""
     wind(state, plant, nominal, config, mode, w, noise, step_index)
     control(state, plant, nominal, config, mode, w, noise, step_index)
     aerodynamics(state, plant, nominal, config, mode, w, noise, step_index)
@@ -106,13 +107,14 @@ def step_world(state, plant, nominal, config, mode, w, noise, step_index):
 
 
 @njit(**_STAGE)
-def step_world_sensed(state, plant, nominal, config, mode, w, noise, step_index):
+def step_world_full(state, plant, nominal, config, mode, w, noise, step_index):
     """One physics step of world ``w``: every stage of :data:`STAGES` in order."""
     wind(state, plant, nominal, config, mode, w, noise, step_index)
     control(state, plant, nominal, config, mode, w, noise, step_index)
     aerodynamics(state, plant, nominal, config, mode, w, noise, step_index)
     integrate(state, plant, nominal, config, mode, w, noise, step_index)
     floor(state, plant, nominal, config, mode, w, noise, step_index)
+    obstacles(state, plant, nominal, config, mode, w, noise, step_index)
     sensors(state, plant, nominal, config, mode, w, noise, step_index)
     turbulence(state, plant, nominal, config, mode, w, noise, step_index)
     clock(state, plant, nominal, config, mode, w, noise, step_index)
@@ -142,18 +144,19 @@ def advance(state, plant, nominal, config, mode, n_steps, noise):
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
-def run_worlds_sensed(state, plant, nominal, config, mode, n_steps, noise, first, last):
-    """:func:`run_worlds` with :func:`step_world_sensed`."""
+def run_worlds_full(state, plant, nominal, config, mode, n_steps, noise, first, last):
+    """:func:`run_worlds` with :func:`step_world_full`."""
     for w in range(first, last):
         for step_index in range(n_steps):
-            step_world_sensed(state, plant, nominal, config, mode, w, noise, step_index)
+            step_world_full(state, plant, nominal, config, mode, w, noise, step_index)
 
 
 @njit(cache=True, parallel=True, error_model="numpy")
-def advance_sensed(state, plant, nominal, config, mode, n_steps, noise):
-    """:func:`advance` with the ``sensors`` stage: the kernel of an engine with sensors."""
+def advance_full(state, plant, nominal, config, mode, n_steps, noise):
+    """:func:`advance` with the ``obstacles`` and ``sensors`` stages: the kernel of an
+    engine with a world or sensors."""
     n_worlds = state.pos.shape[0]
     blocks = min(n_worlds, BLOCKS)
     for block in prange(blocks):
-        run_worlds_sensed(state, plant, nominal, config, mode, n_steps, noise,
-                          block * n_worlds // blocks, (block + 1) * n_worlds // blocks)
+        run_worlds_full(state, plant, nominal, config, mode, n_steps, noise,
+                        block * n_worlds // blocks, (block + 1) * n_worlds // blocks)
