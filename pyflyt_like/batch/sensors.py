@@ -23,9 +23,9 @@ nothing else that a step writes into:
   (:mod:`~pyflyt_like.batch.world_random`), from which its units and noise are drawn;
 - ``sensor_countdown`` (W, 5): per world, each sensor's countdown of physics steps to its
   next sample (:func:`_due`);
-- ``sensor_scratch`` (T, 30): per thread of numba's (T its most), the normal draws and the
-  derivatives of the sample at hand: a row per world would add its cache lines to the
-  stage's memory traffic, the bulk of its cost at thousands of worlds.
+- ``sensor_scratch`` (W, 30): per world, the normal draws and the derivatives of the sample
+  at hand (a row per thread would need numba's thread id, which cached code cannot call:
+  it crashes when loaded from the cache in another process).
 
 Truth fed to the models, as the PyBullet ``Sensors`` component: position, velocity,
 quaternion and body rates after the physics step (the stage runs after ``floor``);
@@ -55,7 +55,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import numba
 import numpy as np
 from numba import njit
 
@@ -116,7 +115,7 @@ PREVIOUS_VEL = GNSS_S + gnss.STATE_SIZE
 PREVIOUS_RATES = PREVIOUS_VEL + 3
 STATE_SIZE = PREVIOUS_RATES + 3
 
-# Scratch per thread: the normal draws of one sample (the IMU's reset takes the most), then
+# Scratch per world: the normal draws of one sample (the IMU's reset takes the most), then
 # the acceleration and the body-rate derivative fed to the IMU.
 NORMALS, ACCELERATION, RATES_DOT = 0, 24, 27
 SCRATCH_SIZE = 30
@@ -168,7 +167,7 @@ def zeros_sensor_arrays(n_worlds: int, n_drones: int,
         sensor_times=np.full((w, on * len(SENSOR_NAMES)), np.nan),
         sensor_streams=np.zeros(w, np.uint64),
         sensor_countdown=np.zeros((w, on * len(SENSOR_NAMES))),
-        sensor_scratch=np.zeros((numba.config.NUMBA_NUM_THREADS, on * SCRATCH_SIZE)))
+        sensor_scratch=np.zeros((w, on * SCRATCH_SIZE)))
 
 
 def sensor_layout_bytes(params: Mapping[str, SensorParams] | None) -> tuple[int, int]:
@@ -225,7 +224,7 @@ def sample_world(state, w, k, gravity, dt, floor_z, at_reset):
     the velocities and rates for the next step's differences. Called at the reset and after
     every physics step: the countdowns count the calls."""
     periods, c = state.sensor_periods, state.sensor_coefficients
-    streams, scratch = state.sensor_streams, state.sensor_scratch[numba.get_thread_id()]
+    streams, scratch = state.sensor_streams, state.sensor_scratch[w]
     normals = scratch[NORMALS:NORMALS + 24]
     accel = scratch[ACCELERATION:ACCELERATION + 3]
     rates_dot = scratch[RATES_DOT:RATES_DOT + 3]
@@ -324,7 +323,7 @@ def reset_sensor_world(state, w, gravity, dt, floor_z):
         return
     periods, c = state.sensor_periods, state.sensor_coefficients
     streams = state.sensor_streams
-    normals = state.sensor_scratch[numba.get_thread_id(), NORMALS:NORMALS + 24]
+    normals = state.sensor_scratch[w, NORMALS:NORMALS + 24]
     for d in range(state.pos.shape[1]):
         s = state.sensor_state[w, d]
         for i in range(s.shape[0]):

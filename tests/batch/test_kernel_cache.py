@@ -229,3 +229,13 @@ def test_the_locator_is_first_in_numbas_list():
     assert CacheImpl._locator_classes[0] is PackageCacheLocator
     assert kernel_cache.register_cache_locator() == PackageCacheLocator.folder  # once only
     assert CacheImpl._locator_classes.count(PackageCacheLocator) == 1
+
+
+def test_no_cached_kernel_calls_numbas_thread_id():
+    # numba.get_thread_id() compiles to an address of this process: a kernel that calls it,
+    # loaded from the cache by another process, crashes (numba 0.68). Every kernel here is
+    # cached, so none may call it.
+    package = Path(kernel_cache.__file__).resolve().parents[1]
+    callers = [str(path.relative_to(package)) for path in sorted(package.rglob("*.py"))
+               if "get_thread_id" in path.read_text()]
+    assert callers == []
