@@ -22,14 +22,11 @@ that a compiled stage passes them to :func:`~pyflyt_like.compiled.scene.pool_dis
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ElementTree
 from functools import cache
-from pathlib import Path
 
 import numpy as np
 
 from pyflyt_like.common.multirotor_model import MultirotorModel
-from pyflyt_like.common.urdf_bodies import rpy_matrix
 from pyflyt_like.compiled.scene import pool_distances
 from pyflyt_like.worlds import LayoutPool, World, pack_layouts
 from pyflyt_like.worlds.specs import WORLD_GENERATORS
@@ -114,77 +111,6 @@ def multirotor_collision_radius(model: MultirotorModel) -> float:
     contact at the same distance from a trunk (0.051 m for the cf2x, 0.056 m for the
     crazyflie21, 0.38 m for the hexarotor)."""
     return float(np.abs(model.positions[:, :2]).max() + model.prop_radius)
-
-
-def urdf_collision_radius(urdf_path: str | Path) -> float:
-    """The radius [m] of the sphere about the base's inertial origin (the engine's ``pos``
-    of a fixed-wing) that holds every collision shape of the URDF at ``urdf_path`` (boxes
-    by their corners, cylinders by the corners of their bounding boxes, spheres whole; the
-    links placed by their fixed joints): 0.57 m for the acrowing, 0.83 m for the fixedwing.
-
-    Raises:
-        ValueError: a malformed number or a collision geometry other than a box, cylinder
-            or sphere, naming the file.
-    """
-    source = str(urdf_path)
-    root = ElementTree.parse(urdf_path).getroot()
-
-    def numbers(element, key: str, default: str, size: int) -> np.ndarray:
-        text = default if element is None else element.get(key, default)
-        try:
-            values = np.array([float(v) for v in text.split()])
-        except ValueError:
-            raise ValueError(f"{source}: {key}={text!r} must be {size} numbers") from None
-        if values.shape != (size,) or not np.isfinite(values).all():
-            raise ValueError(f"{source}: {key}={text!r} must be {size} finite numbers")
-        return values
-
-    def pose(element) -> tuple[np.ndarray, np.ndarray]:
-        origin = None if element is None else element.find("origin")
-        return (numbers(origin, "xyz", "0 0 0", 3),
-                rpy_matrix(*numbers(origin, "rpy", "0 0 0", 3)))
-
-    parents = {joint.find("child").get("link"): (joint.find("parent").get("link"),
-                                                 *pose(joint))
-               for joint in root.findall("joint")}
-
-    def link_frame(name: str) -> tuple[np.ndarray, np.ndarray]:
-        if name not in parents:
-            return np.zeros(3), np.eye(3)
-        parent, xyz, rotation = parents[name]
-        parent_xyz, parent_rotation = link_frame(parent)
-        return parent_xyz + parent_rotation @ xyz, parent_rotation @ rotation
-
-    links = root.findall("link")
-    base = next(link for link in links if link.get("name") not in parents)
-    base_origin, _ = pose(base.find("inertial"))
-    radius = 0.0
-    for link in links:
-        frame_xyz, frame_rotation = link_frame(link.get("name"))
-        for collision in link.findall("collision"):
-            xyz, rotation = pose(collision)
-            centre = frame_xyz + frame_rotation @ xyz - base_origin
-            axes = frame_rotation @ rotation
-            geometry = collision.find("geometry")
-            shape = geometry[0] if geometry is not None and len(geometry) else None
-            if shape is not None and shape.tag == "sphere":
-                reach = float(np.linalg.norm(centre)) + float(
-                    numbers(shape, "radius", "", 1)[0])
-                radius = max(radius, reach)
-                continue
-            if shape is not None and shape.tag == "box":
-                half = 0.5 * numbers(shape, "size", "", 3)
-            elif shape is not None and shape.tag == "cylinder":
-                r = float(numbers(shape, "radius", "", 1)[0])
-                half = np.array((r, r, 0.5 * float(numbers(shape, "length", "", 1)[0])))
-            else:
-                raise ValueError(f"{source}: link {link.get('name')!r} has a collision "
-                                 f"geometry the batched engine does not bound (box, cylinder "
-                                 f"or sphere only)")
-            signs = np.array([(x, y, z) for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)])
-            corners = centre + (signs * half) @ axes.T
-            radius = max(radius, float(np.linalg.norm(corners, axis=1).max()))
-    return radius
 
 
 def start_label(start_pos: np.ndarray | None, w: int, d: int) -> str:

@@ -123,19 +123,11 @@ def load_rigid_body(urdf_path: str | Path) -> RigidBody:
     if len(bases) != 1:
         raise ValueError(f"{source}: expected one base link, found {bases}")
 
-    def link_pose(name: str) -> tuple[np.ndarray, np.ndarray]:
-        """The link frame in the base link's frame."""
-        if name not in parents:
-            return np.zeros(3), np.eye(3)
-        parent, xyz, rotation = parents[name]
-        parent_xyz, parent_rotation = link_pose(parent)
-        return parent_xyz + parent_rotation @ xyz, parent_rotation @ rotation
-
     inertials = {name: _inertial(link, source) for name, link in links.items()}
     _, base_xyz, base_rotation, _ = inertials[bases[0]]
     offsets, rotations, masses, inertias = {}, {}, [], []
     for name, (mass, xyz, rotation, inertia) in inertials.items():
-        frame_xyz, frame_rotation = link_pose(name)
+        frame_xyz, frame_rotation = _link_pose(parents, name)
         world_xyz = frame_xyz + frame_rotation @ xyz  # inertial frame in the base link frame
         world_rotation = frame_rotation @ rotation
         offsets[name] = base_rotation.T @ (world_xyz - base_xyz)  # in the base inertial frame
@@ -153,3 +145,64 @@ def load_rigid_body(urdf_path: str | Path) -> RigidBody:
         composite += inertia + mass * (r @ r * np.eye(3) - np.outer(r, r))
     return RigidBody(mass=total, com=com, inertia=composite, link_offsets=offsets,
                      link_rotations=rotations)
+
+
+def _link_pose(parents: dict[str, tuple[str, np.ndarray, np.ndarray]], name: str
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Link ``name``'s frame in the base link's frame: (xyz (3,), rotation (3, 3)), walking
+    ``parents`` (child link -> (parent link, joint xyz, joint rotation)) to the base."""
+    if name not in parents:
+        return np.zeros(3), np.eye(3)
+    parent, xyz, rotation = parents[name]
+    parent_xyz, parent_rotation = _link_pose(parents, parent)
+    return parent_xyz + parent_rotation @ xyz, parent_rotation @ rotation
+
+
+def collision_radius(urdf_path: str | Path) -> float:
+    """The radius [m] of the sphere about the base's inertial origin (the batched engine's
+    ``pos`` of a fixed-wing) that holds every collision shape of the URDF at ``urdf_path``
+    (boxes by their corners, cylinders by the corners of their bounding boxes, spheres
+    whole; the links placed by their fixed joints): 0.57 m for the acrowing, 0.83 m for
+    the fixedwing.
+
+    Raises:
+        ValueError: a malformed number or a collision geometry other than a box, cylinder
+            or sphere, naming the file.
+    """
+    source = str(urdf_path)
+    root = ElementTree.parse(urdf_path).getroot()
+    parents = {joint.find("child").get("link"): (joint.find("parent").get("link"),
+                                                 *_pose(joint.find("origin"), source))
+               for joint in root.findall("joint")}
+    links = root.findall("link")
+    base = next(link for link in links if link.get("name") not in parents)
+    inertial = base.find("inertial")
+    base_origin, _ = _pose(None if inertial is None else inertial.find("origin"), source)
+    signs = np.array([(x, y, z) for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)])
+    radius = 0.0
+    for link in links:
+        frame_xyz, frame_rotation = _link_pose(parents, link.get("name"))
+        for collision in link.findall("collision"):
+            xyz, rotation = _pose(collision.find("origin"), source)
+            centre = frame_xyz + frame_rotation @ xyz - base_origin
+            axes = frame_rotation @ rotation
+            geometry = collision.find("geometry")
+            shape = geometry[0] if geometry is not None and len(geometry) else None
+            if shape is not None and shape.tag == "sphere":
+                reach = float(np.linalg.norm(centre)) + float(
+                    _numbers(shape, "radius", "", 1, source)[0])
+                radius = max(radius, reach)
+                continue
+            if shape is not None and shape.tag == "box":
+                half = 0.5 * _numbers(shape, "size", "", 3, source)
+            elif shape is not None and shape.tag == "cylinder":
+                r = float(_numbers(shape, "radius", "", 1, source)[0])
+                half = np.array((r, r, 0.5 * float(_numbers(shape, "length", "", 1,
+                                                            source)[0])))
+            else:
+                raise ValueError(f"{source}: link {link.get('name')!r} has a collision "
+                                 f"geometry the batched engine does not bound (box, cylinder "
+                                 f"or sphere only)")
+            corners = centre + (signs * half) @ axes.T
+            radius = max(radius, float(np.linalg.norm(corners, axis=1).max()))
+    return radius

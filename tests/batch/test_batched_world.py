@@ -15,9 +15,10 @@ import pytest
 from pyflyt_like.batch import BatchedAviary
 from pyflyt_like.batch import pipeline as multirotor_pipeline
 from pyflyt_like.batch.fixedwing import pipeline as fixedwing_pipeline
-from pyflyt_like.batch.obstacles import MAX_WORLD_LAYOUTS, urdf_collision_radius
+from pyflyt_like.batch.obstacles import MAX_WORLD_LAYOUTS
 from pyflyt_like.common import validation
 from pyflyt_like.common.loading import model_files
+from pyflyt_like.common.urdf_bodies import collision_radius
 from pyflyt_like.worlds import Box, Cylinder, Forest, Rooms, Sphere, World, load_world
 
 HZ = 240
@@ -127,7 +128,7 @@ def test_the_collision_radius_is_the_pybullet_collision_cylinders(glide):
     assert sim.collision_radius == pytest.approx(0.0511348)
     assert sim._config.collision_radius == sim.collision_radius
     urdf, _ = model_files("acrowing")
-    assert urdf_collision_radius(urdf) == pytest.approx(0.5725, abs=1e-4)
+    assert collision_radius(urdf) == pytest.approx(0.5725, abs=1e-4)
 
 
 def test_the_obstacles_stage_follows_the_floor_in_both_pipelines():

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from pyflyt_like.common.flight_modes import FlightMode
+from pyflyt_like.common.urdf_bodies import collision_radius
 from pyflyt_like.common.validation import check_rate_divides
 from pyflyt_like.physics.fixedwing_model import (
     AUTOPILOT_MODES,
@@ -16,7 +17,6 @@ from pyflyt_like.physics.fixedwing_model import (
 )
 
 from ..memory import estimated_bytes, layout_bytes
-from ..obstacles import urdf_collision_radius
 from ..options import BatchedAviaryOptions
 from . import pipeline
 from .arrays import zeros_fixedwing_plant, zeros_fixedwing_state
@@ -68,7 +68,7 @@ class FixedwingFamily:
                                          options.gravity)
         #: the collision sphere's radius [m] against obstacles (and for the start rule): it
         #: holds every collision shape of the URDF
-        self.collision_radius = urdf_collision_radius(model.param_path.with_suffix(".urdf"))
+        self.collision_radius = collision_radius(model.param_path.with_suffix(".urdf"))
         self.config = fixedwing_config(options, self.control_hz, self.collision_radius)
 
     def memory_bytes(self, n_worlds: int, n_drones: int, sensors=None) -> tuple[float, str]:
