@@ -378,9 +378,7 @@ class BatchedAviary:
         state.wind[worlds] = self.plant.wind_mean[worlds]  # until the next step's
         self._reset_controllers(worlds)
         if self.sensor_params:  # new units, then the reset state sampled at t = 0
-            config = self._config
-            reset_sensor_worlds(state, worlds.astype(np.int64), config.gravity, config.dt,
-                                config.floor_z)
+            reset_sensor_worlds(state, self._config, worlds.astype(np.int64))
         for stage in self._reset_stages:
             stage(state, self.plant, self._nominal, self._config, worlds, self.rng)
 

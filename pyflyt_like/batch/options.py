@@ -183,11 +183,7 @@ class BatchedAviaryOptions:
         """
         if self.physics_hz is None:
             raise ValueError("physics_hz must be resolved before the sensors")
-        params = resolve_sensors(self.sensors, self.physics_hz, option="sensors")
-        if "lidar" in params:
-            raise ValueError('sensors["lidar"]: the batched engine does not cast LiDAR rays '
-                             "yet; fly the LiDAR on the PyBullet Aviary")
-        return params
+        return resolve_sensors(self.sensors, self.physics_hz, option="sensors")
 
     @property
     def shape(self) -> tuple[int, int]:

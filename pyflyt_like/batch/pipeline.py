@@ -163,7 +163,7 @@ def obstacles(state, plant, nominal, config, mode, w, noise, step_index):
 def sensors(state, plant, nominal, config, mode, w, noise, step_index):
     """Every drone's sensors that are due sample the state after the step (nothing without
     sensors); shared by both families."""
-    sense(state, w, config.gravity, config.dt, config.floor_z)
+    sense(state, config, w)
 
 
 @njit(**_STAGE)

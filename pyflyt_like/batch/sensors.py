@@ -81,18 +81,26 @@ from pyflyt_like.compiled.sensor_models import (
     imu_reset,
     mag_reset,
     mag_sample,
-    range_sample,
+    range_sample_truth,
 )
 from pyflyt_like.sensors import barometer, gnss, imu, magnetometer, noise, rangefinder
 from pyflyt_like.sensors.config import SENSOR_NAMES, sensor_periods
 from pyflyt_like.sensors.params import SensorParams
 
+from .ray_sensors import (
+    RAY_FIELDS,
+    rangefinder_truth,
+    read_ray_sensors,
+    reset_ray_world,
+    scan_world,
+    zeros_ray_arrays,
+)
 from .world_random import fill_ziggurat_normals
 
 #: The sensor fields of a family's state named tuple, in order.
 SENSOR_FIELDS = ("sensor_periods", "sensor_coefficients", "sensor_state", "sensor_ring",
                  "sensor_readings", "sensor_times", "sensor_streams", "sensor_countdown",
-                 "sensor_scratch")
+                 "sensor_scratch", *RAY_FIELDS)
 
 IMU, BARO, MAG, GNSS, RANGE = range(5)  # the SENSOR_NAMES order
 _MODULES = (imu, barometer, magnetometer, gnss, rangefinder)
@@ -167,7 +175,8 @@ def zeros_sensor_arrays(n_worlds: int, n_drones: int,
         sensor_times=np.full((w, on * len(SENSOR_NAMES)), np.nan),
         sensor_streams=np.zeros(w, np.uint64),
         sensor_countdown=np.zeros((w, on * len(SENSOR_NAMES))),
-        sensor_scratch=np.zeros((w, on * SCRATCH_SIZE)))
+        sensor_scratch=np.zeros((w, on * SCRATCH_SIZE)),
+        **zeros_ray_arrays(w, d, params))
 
 
 def sensor_layout_bytes(params: Mapping[str, SensorParams] | None) -> tuple[int, int]:
@@ -194,6 +203,7 @@ def read_sensors(state, params: Mapping[str, SensorParams]) -> dict[str, dict[st
             values = readings[..., start] if width == 1 else readings[..., start:start + width]
             entry[key] = values > 0.5 if kind is bool else values.copy()
         out[name] = entry
+    out.update(read_ray_sensors(state, params))
     return out
 
 
@@ -218,7 +228,7 @@ def _due(periods, countdown, sensor, at_reset):
 
 
 @njit(**_INLINE)
-def sample_world(state, w, k, gravity, dt, floor_z, at_reset):
+def sample_world(state, config, w, k, at_reset):
     """Sample the due sensors of every drone of world ``w`` after its physics step ``k``
     (since the reset; ``at_reset``: the reset state at k = 0, derivatives 0), then remember
     the velocities and rates for the next step's differences. Called at the reset and after
@@ -228,6 +238,7 @@ def sample_world(state, w, k, gravity, dt, floor_z, at_reset):
     normals = scratch[NORMALS:NORMALS + 24]
     accel = scratch[ACCELERATION:ACCELERATION + 3]
     rates_dot = scratch[RATES_DOT:RATES_DOT + 3]
+    gravity, dt = config.gravity, config.dt
     time = k * dt
     rate = 1.0 / dt  # [Hz]: one division per world and step, the six differences multiply
     countdown = state.sensor_countdown[w]
@@ -273,8 +284,10 @@ def sample_world(state, w, k, gravity, dt, floor_z, at_reset):
             out[FIX] = 1.0 if fix else 0.0
         if due_range:
             fill_ziggurat_normals(streams, w, normals, rangefinder.SAMPLE_DRAWS)
-            distance, valid = range_sample(c[RANGE_C:COEFFICIENT_SIZE], pos, quat, floor_z,
-                                           normals[0:rangefinder.SAMPLE_DRAWS])
+            truth = rangefinder_truth(config, state.world_layout[w], pos, quat,
+                                      c[RANGE_C + rangefinder.MAX_RANGE])
+            distance, valid = range_sample_truth(c[RANGE_C:COEFFICIENT_SIZE], truth,
+                                                 normals[0:rangefinder.SAMPLE_DRAWS])
             out[DISTANCE] = distance
             out[VALID] = 1.0 if valid else 0.0
         for i in range(3):
@@ -291,31 +304,34 @@ def sample_world(state, w, k, gravity, dt, floor_z, at_reset):
         times[GNSS] = time
     if due_range:
         times[RANGE] = time
+    if state.ray_countdown.shape[1] > 0:
+        scan_world(state, config, w, time, at_reset)
 
 
 @njit(**_INLINE)
-def sense(state, w, gravity, dt, floor_z):
+def sense(state, config, w):
     """The sensors stage of world ``w``: sample what is due after the current physics step
-    (before the clock counts it). Nothing without sensors (empty scratch)."""
+    (before the clock counts it), with ``config``'s gravity, period, floor and obstacle
+    layouts. Nothing without sensors (empty scratch)."""
     if state.sensor_scratch.shape[1] == 0:
         return
-    sample_world(state, w, state.steps[w] + 1, gravity, dt, floor_z, False)
+    sample_world(state, config, w, state.steps[w] + 1, False)
 
 
 @njit(**_INLINE)
-def sense_counted(state, w, gravity, dt, floor_z):
+def sense_counted(state, config, w):
     """:func:`sense` after the clock counted the step (a task's kernel, which steps
     :func:`~pyflyt_like.batch.pipeline.step_world` and samples after it: the turbulence
     and clock stages between touch nothing the sensors read)."""
     if state.sensor_scratch.shape[1] == 0:
         return
-    sample_world(state, w, state.steps[w], gravity, dt, floor_z, False)
+    sample_world(state, config, w, state.steps[w], False)
 
 
 # not inlined: called at resets only, and an inlined copy of sample_world in every restart
 # path of a task kernel tripled its compile time
 @njit(cache=True, _nrt=False, error_model="numpy")
-def reset_sensor_world(state, w, gravity, dt, floor_z):
+def reset_sensor_world(state, config, w):
     """Draw world ``w``'s new units from its stream (per drone: the IMU's, barometer's,
     magnetometer's and GNSS's reset draws, those configured), forget its readings and
     sample the reset state at t = 0 with both derivatives 0. Nothing without sensors."""
@@ -349,11 +365,12 @@ def reset_sensor_world(state, w, gravity, dt, floor_z):
     times = state.sensor_times[w]
     for i in range(times.shape[0]):
         times[i] = np.nan
-    sample_world(state, w, 0, gravity, dt, floor_z, True)
+    reset_ray_world(state, w)
+    sample_world(state, config, w, 0, True)
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
-def reset_sensor_worlds(state, worlds, gravity, dt, floor_z):
+def reset_sensor_worlds(state, config, worlds):
     """:func:`reset_sensor_world` for each world of ``worlds`` (int64 indices)."""
     for w in worlds:
-        reset_sensor_world(state, w, gravity, dt, floor_z)
+        reset_sensor_world(state, config, w)

@@ -146,6 +146,19 @@ class LidarParams(SensorParams):
         array.flags.writeable = False
         return array
 
+    @functools.cached_property
+    def scales(self) -> np.ndarray:
+        """(channels, beams) read-only ones: what a metre of range reads (the depth
+        camera's are the cosines to its optical axis; the engines treat both alike)."""
+        array = np.ones(self.shape)
+        array.flags.writeable = False
+        return array
+
+    @property
+    def cast_range(self) -> float:
+        """How far [m] the beams are cast: ``max_range``."""
+        return self.max_range
+
     def _coefficients(self) -> np.ndarray:
         c = np.zeros(COEFFICIENT_SIZE)
         c[NOISE] = self.noise

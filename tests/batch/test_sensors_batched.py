@@ -274,7 +274,8 @@ def test_no_sensors_reads_nothing_and_adds_no_arrays():
 @pytest.mark.parametrize(("sensors", "error", "match"), [
     ("imu", TypeError, r"^sensors must be None or a dict"),
     ({"sonar": "default"}, ValueError, r"^sensors has unknown sensor names"),
-    ({"lidar": "default"}, ValueError, r'^sensors\["lidar"\]: the batched engine does not'),
+    ({"lidar": {"preset": "default", "min_range": 500.0}}, ValueError,
+     r'^sensors\["lidar"\]\["min_range"\]=500.0 must be less than sensors\["lidar"\]'),
     ({"imu": "nope"}, ValueError, r'^sensors\["imu"\] names an unknown preset'),
     ({"imu": {"preset": "default", "update_rate": 7}}, ValueError,
      r'^sensors\["imu"\]\["update_rate"\]=7 Hz must divide physics_hz=240'),

@@ -4,6 +4,8 @@ no reference-counted allocation), returns exactly the plain-Python result."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from pyflyt_like.common.rotations import euler_to_quat
@@ -58,7 +60,7 @@ def test_every_per_sample_function_compiles_and_agrees_with_python():
     mag_reset, mag_sample = m.mag_reset, m.mag_sample
     push, pop = m._push, m._pop
     gnss_reset, gnss_sample = m.gnss_reset, m.gnss_sample
-    range_sample = m.range_sample
+    range_sample_truth = m.range_sample_truth
 
     quat = np.array(euler_to_quat(0.3, -0.2, 1.1))
     assert markov_step(0.5, 0.9, 0.2, -1.3) == noise.markov_step(0.5, 0.9, 0.2, -1.3)
@@ -125,5 +127,11 @@ def test_every_per_sample_function_compiles_and_agrees_with_python():
     for z, q in ((2.0, quat), (20.0, quat), (0.1, quat), (3.0, np.array([1.0, 0, 0, 0]))):
         for normal in (-1.0, 0.0, 0.8):
             pos, normals = np.array([0.0, 0.0, z]), np.array([normal])
-            assert rangefinder.sample(c, pos, q, 0.5, normals) == range_sample(
-                c, pos, q, 0.5, normals)
+            # the batched engine's path: the floor's truth (z - floor_z) / R22 (inf when
+            # the beam does not point down) sampled by the compiled sample_range gives the
+            # plane model's reading to the bit
+            r22 = 1.0 - 2.0 * (q[0] ** 2 + q[1] ** 2)
+            truth = (z - 0.5) / r22 if r22 > 0.0 else math.inf
+            expected = rangefinder.sample(c, pos, q, 0.5, normals)
+            assert rangefinder.sample_range(c, truth, normals) == expected
+            assert range_sample_truth(c, truth, normals) == expected

@@ -182,7 +182,7 @@ def _restart_world(state, plant, config, task, params, w, observation):
     (the plant is not redrawn here: the VectorEnv does it before the call)."""
     draw_start(task, params, w)
     reset_world(state, plant, w, task.start_pos[w], task.start_euler[w])
-    reset_sensor_world(state, w, config.gravity, config.dt, config.floor_z)
+    reset_sensor_world(state, config, w)
     start_task(state.pos[w, 0], task, params, w)
     _observe_state(state, task, params, w, observation)
 
@@ -196,7 +196,7 @@ def _play_world(state, plant, nominal, config, noise, task, params, w, observati
     prepare(state, params.mode, w)
     for _ in range(params.physics_steps):
         step_world(state, plant, nominal, config, params.mode, w, noise, 0)
-        sense_counted(state, w, config.gravity, config.dt, config.floor_z)
+        sense_counted(state, config, w)
     if not world_finite(state, w):
         # scored nothing (a state the drone never flew to); show a valid state until the
         # next step restarts the world
