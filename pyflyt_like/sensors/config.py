@@ -9,8 +9,8 @@ e.g. ``sensors["imu"]["gyroscope_noise_density"]``, and what is allowed.
 
 Two registries: :data:`SENSOR_MODELS`, the five sensors the compiled sensor stages of both
 engines sample (:data:`SENSOR_NAMES`, whose length sizes those stages: it stays five), and
-:data:`RAY_SENSOR_MODELS`, the sensors that cast rays into the world (the LiDAR), which
-each engine runs beside that stage. A resolved configuration lists the former in
+:data:`RAY_SENSOR_MODELS`, the sensors that cast rays into the world (the LiDAR, the depth
+camera), which each engine runs beside that stage. A resolved configuration lists the former in
 :data:`SENSOR_NAMES` order, then the latter (:data:`ALL_SENSOR_NAMES`).
 """
 
@@ -30,7 +30,7 @@ from pyflyt_like.common.validation import (
     names_text,
 )
 
-from . import barometer, gnss, imu, lidar, magnetometer, rangefinder
+from . import barometer, depth, gnss, imu, lidar, magnetometer, rangefinder
 from .params import EXTRA_KEYS, SensorParams
 from .presets import load_preset, preset_names
 
@@ -45,9 +45,12 @@ SENSOR_MODELS = {
 }
 SENSOR_NAMES = tuple(SENSOR_MODELS)
 #: The sensors that cast rays into the world, with their model modules and parameter
-#: classes; not in :data:`SENSOR_NAMES` (the compiled stages' five sensors).
+#: classes; not in :data:`SENSOR_NAMES` (the compiled stages' five sensors). Each one's
+#: parameters have ``directions``, ``scales``, ``cast_range`` and ``coefficients`` in the
+#: LiDAR's layout, so the engines cast them all alike.
 RAY_SENSOR_MODELS = {
     "lidar": (lidar, lidar.LidarParams),
+    "depth": (depth, depth.DepthParams),
 }
 RAY_SENSOR_NAMES = tuple(RAY_SENSOR_MODELS)
 #: Every sensor name of the configuration, in the order a resolved configuration lists
@@ -136,6 +139,8 @@ def resolve_sensor(sensor: str, value: object, physics_hz: int,
                          f'{name}["max_range"]={values["max_range"]}')
     if sensor == "lidar":
         lidar.check_parameters(values, name)
+    if sensor == "depth":
+        depth.check_parameters(values, name)
     return params_class(physics_hz=physics_hz, source=source, **values)
 
 

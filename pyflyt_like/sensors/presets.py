@@ -15,7 +15,8 @@ SENSORS_DIR = MODELS_DIR / "sensors"
 
 #: The preset file of each sensor name of the configuration.
 PRESET_FILES = {"imu": "imu.yaml", "baro": "barometer.yaml", "mag": "magnetometer.yaml",
-                "gnss": "gnss.yaml", "range": "rangefinder.yaml", "lidar": "lidar.yaml"}
+                "gnss": "gnss.yaml", "range": "rangefinder.yaml", "lidar": "lidar.yaml",
+                "depth": "depth.yaml"}
 
 
 @functools.cache

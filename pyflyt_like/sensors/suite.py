@@ -5,12 +5,14 @@ the same readings for the same states and seed, bit for bit.
 
 Random numbers: each sensor draws from its own numpy Generator, spawned from the seed by
 sensor name (:data:`~pyflyt_like.sensors.config.ALL_SENSOR_NAMES` order: the LiDAR's is the
-sixth child), so a sensor's stream is the same whichever other sensors are configured;
+sixth child, the depth camera's the seventh), so a sensor's stream is the same whichever
+other sensors are configured;
 within a sensor, draws come in a fixed order (its reset draws, then its sample draws at
 each of its samples). The same seed gives bit-identical readings.
 
-The LiDAR casts its rays against a :class:`~pyflyt_like.worlds.World` and the floor: the
-suite takes one (``world=``) only when a LiDAR is configured, and refuses a LiDAR without.
+The ray sensors (the LiDAR, the depth camera) cast their rays against a
+:class:`~pyflyt_like.worlds.World` and the floor: the suite takes one (``world=``) only when
+a ray sensor is configured, and refuses a ray sensor without.
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ import numpy as np
 from pyflyt_like.common.validation import check_finite, check_seed
 from pyflyt_like.worlds import World, pack_layouts
 
-from . import barometer, gnss, imu, lidar, magnetometer, rangefinder
-from .config import ALL_SENSOR_NAMES, resolve_sensors
+from . import barometer, depth, gnss, imu, lidar, magnetometer, rangefinder
+from .config import ALL_SENSOR_NAMES, RAY_SENSOR_NAMES, resolve_sensors
 
 #: The Aviary's default gravity [m/s^2].
 GRAVITY = 9.81
@@ -40,12 +42,12 @@ class SensorSuite:
         physics_hz: the physics rate [Hz]; :meth:`update` is called once per physics step.
         seed: seeds the sensors' random streams (None: fresh entropy).
         gravity: its magnitude [m/s^2] (the accelerometer's specific force).
-        floor_z: the floor plane's height [m] (the rangefinder, the LiDAR).
-        world: the obstacles a LiDAR sees (a :class:`~pyflyt_like.worlds.World`;
-            ``World()`` for the floor alone): required with a LiDAR, refused without one.
-            Each LiDAR sample casts every beam against every primitive in plain Python
-            (:func:`~pyflyt_like.sensors.lidar.scan_truths`): a reference, slow for large
-            scans or worlds.
+        floor_z: the floor plane's height [m] (the rangefinder, the ray sensors).
+        world: the obstacles the ray sensors (LiDAR, depth camera) see (a
+            :class:`~pyflyt_like.worlds.World`; ``World()`` for the floor alone): required
+            with a ray sensor, refused without one. Each sample casts every ray against the
+            world in plain Python (:func:`~pyflyt_like.sensors.lidar.scan_truths`): a
+            reference, slow for large scans, images or worlds.
 
     Readings (:meth:`read`, :meth:`update`), for the configured sensors only, each the
     latest sample with ``time`` [s] since reset (NaN before the first):
@@ -54,12 +56,14 @@ class SensorSuite:
     "mag": {"time", "field" (3,) [uT, body]},
     "gnss": {"time", "position" (3,) [m, world], "velocity" (3,) [m/s, world], "fix"},
     "range": {"time", "range" [m], "valid"},
-    "lidar": {"time", "ranges" (channels, beams) [m]}}``. A GNSS reading's ``time`` is when
-    it was delivered: it measured the state ``latency`` samples earlier.
+    "lidar": {"time", "ranges" (channels, beams) [m]},
+    "depth": {"time", "depth" (height, width) [m along the optical axis]}}``. A GNSS
+    reading's ``time`` is when it was delivered: it measured the state ``latency`` samples
+    earlier.
 
     Raises:
-        TypeError, ValueError: a bad configuration (naming ``sensors``), a LiDAR without a
-            ``world`` or a ``world`` without a LiDAR, a ``world`` that is no World.
+        TypeError, ValueError: a bad configuration (naming ``sensors``), a ray sensor
+            without a ``world`` or a ``world`` without one, a ``world`` that is no World.
     """
 
     def __init__(self, config: Mapping[str, Any] | None, physics_hz: int,
@@ -69,7 +73,8 @@ class SensorSuite:
         self.physics_hz = physics_hz
         self.gravity = check_finite("gravity", gravity)
         self.floor_z = check_finite("floor_z", floor_z)
-        self.world = _check_world(world, "lidar" in self.params)
+        self.world = _check_world(world, [name for name in RAY_SENSOR_NAMES
+                                          if name in self.params])
         self._coefficients = {name: p.coefficients for name, p in self.params.items()}
         self._states = {"imu": imu.zeros_state(), "baro": barometer.zeros_state(),
                         "mag": magnetometer.zeros_state(), "gnss": gnss.zeros_state()}
@@ -83,6 +88,16 @@ class SensorSuite:
         self._world_pool = None if world is None else pack_layouts([world])
         self._truths, self._ranges = np.zeros(shape), np.zeros(shape)
         self._lidar_normals, self._lidar_uniforms = np.zeros(shape), np.zeros(shape)
+        image = self.params["depth"].shape if "depth" in self.params else (0, 0)
+        self._depth_truths, self._depth = np.zeros(image), np.zeros(image)
+        self._depth_normals, self._depth_uniforms = np.zeros(image), np.zeros(image)
+        # the depth camera's rays are cast cast_range far (beyond max_range at its
+        # oblique pixels): scan_truths casts to the coefficients' max_range, so it gets a
+        # copy holding cast_range there
+        self._depth_cast = np.zeros(lidar.COEFFICIENT_SIZE)
+        if "depth" in self.params:
+            self._depth_cast[:] = self._coefficients["depth"]
+            self._depth_cast[lidar.MAX_RANGE] = self.params["depth"].cast_range
         self._times = dict.fromkeys(ALL_SENSOR_NAMES, math.nan)
         self._rngs: dict[str, np.random.Generator] = {}
         self.step_count = 0
@@ -100,7 +115,7 @@ class SensorSuite:
         self.step_count = 0
         self._times = dict.fromkeys(ALL_SENSOR_NAMES, math.nan)
         for array in (self._accel, self._gyro, self._baro, self._field, self._position,
-                      self._velocity, self._ranges):
+                      self._velocity, self._ranges, self._depth):
             array[:] = 0.0
         self._range, self._valid, self._fix = 0.0, False, False
         c, s = self._coefficients, self._states
@@ -160,6 +175,9 @@ class SensorSuite:
         if self._due("lidar", step):
             self._sample_lidar(pos, quat)
             self._times["lidar"] = time
+        if self._due("depth", step):
+            self._sample_depth(pos, quat)
+            self._times["depth"] = time
         self.step_count += 1
         return self.read()
 
@@ -178,6 +196,7 @@ class SensorSuite:
             "range": lambda: {"time": t["range"], "range": float(self._range),
                               "valid": bool(self._valid)},
             "lidar": lambda: {"time": t["lidar"], "ranges": self._ranges.copy()},
+            "depth": lambda: {"time": t["depth"], "depth": self._depth.copy()},
         }
         return {name: every[name]() for name in self.params}
 
@@ -192,6 +211,19 @@ class SensorSuite:
         lidar.sample_scan(coefficients, self._truths, self._lidar_normals,
                           self._lidar_uniforms, self._ranges)
 
+    def _sample_depth(self, pos: np.ndarray, quat: np.ndarray) -> None:
+        """Cast the depth camera's rays against the world and the floor, turn the ranges
+        into depths, then sample them as the LiDAR's ranges."""
+        params = self.params["depth"]
+        coefficients = self._coefficients["depth"]
+        lidar.scan_truths(*self._world_pool, 0, self.floor_z, pos, quat, self._depth_cast,
+                          params.directions, self._depth_truths)
+        depth.depths_from_ranges(params, self._depth_truths, out=self._depth_truths)
+        lidar.draw(self._rngs["depth"], coefficients, self._depth_normals,
+                   self._depth_uniforms)
+        lidar.sample_scan(coefficients, self._depth_truths, self._depth_normals,
+                          self._depth_uniforms, self._depth)
+
     def _due(self, name: str, step: int) -> bool:
         params = self.params.get(name)
         return params is not None and step % params.period_steps == 0
@@ -200,15 +232,17 @@ class SensorSuite:
         return self._rngs[name].standard_normal(count)
 
 
-def _check_world(world: object, has_lidar: bool) -> World | None:
-    """``world`` if it suits the configuration: a World with a LiDAR, None without."""
-    if has_lidar and world is None:
-        raise ValueError('sensors["lidar"] needs a world to cast its rays against: give '
-                         "SensorSuite(..., world=World([...])), or World() for the floor "
-                         "alone")
-    if not has_lidar and world is not None:
-        raise ValueError("world is only used by a LiDAR, and sensors configures none; "
-                         "give world=None or add sensors['lidar']")
+def _check_world(world: object, ray_sensors: list[str]) -> World | None:
+    """``world`` if it suits the configuration: a World with ray sensors (``ray_sensors``,
+    their names), None without."""
+    if ray_sensors and world is None:
+        raise ValueError(f'sensors["{ray_sensors[0]}"] needs a world to cast its rays '
+                         "against: give SensorSuite(..., world=World([...])), or World() "
+                         "for the floor alone")
+    if not ray_sensors and world is not None:
+        raise ValueError("world is only used by a LiDAR or a depth camera, and sensors "
+                         "configures neither; give world=None or add sensors['lidar'] or "
+                         "sensors['depth']")
     if world is not None and not isinstance(world, World):
         raise TypeError(f"world must be a pyflyt_like.worlds.World, got "
                         f"{type(world).__name__}")

@@ -61,7 +61,7 @@ def test_null_update_rate_samples_every_physics_step():
     ("bmi088", TypeError, r"sensors must be a dict from sensor name"),
     ({"sonar": "default"}, ValueError, r"sensors has unknown sensor names \['sonar'\]; "
                                        r"sensors are \['imu', 'baro', 'mag', 'gnss', 'range', "
-                                       r"'lidar'\]"),
+                                       r"'lidar', 'depth'\]"),
     ({"imu": "mpu6050"}, ValueError,
      r'sensors\["imu"\] names an unknown preset \'mpu6050\'; imu presets are \[.*bmi088'),
     ({"imu": 3}, TypeError, r'sensors\["imu"\] must be a preset name'),

@@ -316,7 +316,7 @@ def test_the_lidar_comes_last_and_keeps_the_five_compiled_sensors():
     from pyflyt_like.sensors.config import sensor_periods
 
     assert SENSOR_NAMES == ("imu", "baro", "mag", "gnss", "range")
-    assert ALL_SENSOR_NAMES == (*SENSOR_NAMES, "lidar")
+    assert ALL_SENSOR_NAMES == (*SENSOR_NAMES, "lidar", "depth")
     params = resolve_sensors({"lidar": "default", "imu": "ideal", "range": "ideal"}, 500)
     assert list(params) == ["imu", "range", "lidar"]
     assert sensor_periods(params).tolist() == [1, 0, 0, 0, 1]
@@ -378,7 +378,7 @@ def test_bad_lidar_presets_and_names_name_the_option():
         resolve_sensors({"lidar": {"beams": 8}}, 240)
     with pytest.raises(ValueError, match=r"sensors has unknown sensor names \['radar'\]; "
                                          r"sensors are \['imu', 'baro', 'mag', 'gnss', "
-                                         r"'range', 'lidar'\]"):
+                                         r"'range', 'lidar', 'depth'\]"):
         resolve_sensors({"radar": "default"}, 240)
     with pytest.raises(ValueError, match="unknown lidar preset 'x'"):
         load_preset("lidar", "x")

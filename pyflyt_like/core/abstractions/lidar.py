@@ -1,15 +1,18 @@
-"""The LiDAR on the PyBullet path: Bullet finds what each beam hits, the closed form how
-far.
+"""The LiDAR and the depth camera on the PyBullet path: Bullet finds what each beam hits,
+the closed form how far.
 
 :class:`LidarCaster` measures the true ranges of a scan (:mod:`pyflyt_like.sensors.lidar`
-for the beams and the sample); the drone's :class:`~pyflyt_like.core.abstractions.sensors.
-Sensors` component samples them at the LiDAR's rate. See docs/sensors.md ("LiDAR").
+for the beams and the sample), or of a depth camera's pixels
+(:mod:`pyflyt_like.sensors.depth`: the same rays, whose ranges the camera turns into
+depths); the drone's :class:`~pyflyt_like.core.abstractions.sensors.Sensors` component
+samples them at the sensor's rate. See docs/sensors.md ("LiDAR", "Depth camera").
 
-- **Rays.** Every beam runs from the mounting point along its direction, ``max_range``
-  long, given in the frame of the drone's base (``parentObjectUniqueId``): PyBullet places
-  them with the base's pose at the time of the call, so the ray lists are built once and
-  the call is all the first pass costs. At most :data:`MAX_BATCH` (16 383) rays go in one
-  call; a larger scan takes several.
+- **Rays.** Every beam runs from the mounting point along its direction, ``cast_range``
+  long (a LiDAR's ``max_range``; a depth camera's reaches ``max_range`` of depth at its
+  most oblique pixel), given in the frame of the drone's base (``parentObjectUniqueId``):
+  PyBullet places them with the base's pose at the time of the call, so the ray lists are
+  built once and the call is all the first pass costs. At most :data:`MAX_BATCH` (16 383)
+  rays go in one call; a larger scan takes several.
 - **The drone's own bodies.** A drone with a LiDAR gets a collision filter group of its
   own, one bit (:data:`GROUP_BITS`) set on every link, its collision mask left at all bits,
   and its rays carry a mask without that bit: Bullet skips the drone's links in the
@@ -42,7 +45,7 @@ Sensors` component samples them at the LiDAR's rate. See docs/sensors.md ("LiDAR
     own body) from where it leaves the primitive's outer bound (:func:`primitive_tables`;
     a Bullet sphere cast from inside reports a hit at once, so the skin is skipped, and a
     neighbour met in it is taken from the closed form), until a primitive is hit, the
-    floor, another body, or ``max_range``;
+    floor, another body, or ``cast_range``;
   - the Aviary's floor plane, ``z = floor_z``: the closed form
     (:func:`~pyflyt_like.sensors.lidar.floor_ray_distance`), which also bounds every range;
   - any other body (other drones, bodies the user loaded): Bullet's hit fraction times the
@@ -65,6 +68,7 @@ import numpy as np
 import pybullet
 
 from pyflyt_like.common.rotations import quat_to_matrix
+from pyflyt_like.sensors.depth import DepthParams
 from pyflyt_like.sensors.lidar import LidarParams
 from pyflyt_like.worlds import Box, Cylinder, World
 from pyflyt_like.worlds.geometry import box_horizontal_half_widths
@@ -104,7 +108,8 @@ _TAKEN: dict[int, dict[int, int]] = {}
 
 
 class LidarCaster:
-    """Casts one drone's LiDAR beams into a PyBullet world (module docstring).
+    """Casts one drone's LiDAR beams, or its depth camera's pixel rays, into a PyBullet
+    world (module docstring).
 
     Args:
         p: the aviary (a pybullet BulletClient); its ``world``, ``world_body_ids`` and
@@ -112,19 +117,23 @@ class LidarCaster:
             <pyflyt_like.core.aviary.Aviary>` does), so a world redrawn or added is seen;
             without them every hit keeps Bullet's distance.
         drone: the vehicle; its ``Id`` is read (its pose is Bullet's at each cast).
-        params: the LiDAR (``resolve_sensors(...)["lidar"]``).
+        params: the LiDAR (``resolve_sensors(...)["lidar"]``) or the depth camera
+            (``resolve_sensors(...)["depth"]``): its ``directions`` are cast
+            ``cast_range`` far.
         exclude_self: give the drone a collision filter group bit of its own (module
             docstring); False casts on past its own hits instead (the fallback, kept
             testable).
     """
 
-    def __init__(self, p, drone, params: LidarParams, exclude_self: bool = True):
+    def __init__(self, p, drone, params: LidarParams | DepthParams,
+                 exclude_self: bool = True):
         self.client_id: int = p._client
         self.aviary = p
         self.drone = drone
         self.uav_id = int(drone.Id)
         self.params = params
-        self.max_range = float(params.max_range)
+        #: How far [m] each beam is cast (``params.cast_range``).
+        self.cast_range = float(params.cast_range)
         directions = params.directions.reshape(-1, 3)
         self._directions = directions
         # the body-frame components, each contiguous: the world directions are built from
@@ -133,7 +142,7 @@ class LidarCaster:
         self._mount = tuple(float(m) for m in params.mounting_position)
         mount = np.asarray(params.mounting_position, dtype=float)
         starts = np.repeat(mount[None, :], directions.shape[0], axis=0)
-        ends = mount + self.max_range * directions
+        ends = mount + self.cast_range * directions
         self._batches = [(starts[k:k + MAX_BATCH].tolist(), ends[k:k + MAX_BATCH].tolist())
                          for k in range(0, directions.shape[0], MAX_BATCH)]
         #: The collision filter group bit of the drone (None: none was left, or not asked).
@@ -147,7 +156,8 @@ class LidarCaster:
                 pybullet.setCollisionFilterGroupMask(self.uav_id, link, group, -1,
                                                      physicsClientId=self.client_id)
             self.mask = ~group  # every group but the drone's (a C int: negative is fine)
-        #: The true ranges [m] of the last :meth:`cast`, (channels, beams); inf: no hit.
+        #: The true ranges [m] of the last :meth:`cast`, ``params.shape`` (channels, beams;
+        #: a depth camera's height, width); inf: no hit.
         self.truths = np.full(params.shape, math.inf)
         #: Rays cast again in the last :meth:`cast` (past the drone, or past a body whose
         #: primitive they missed), summed over the re-casts.
@@ -159,7 +169,7 @@ class LidarCaster:
         """Cast every beam from the drone's current pose; returns :attr:`truths` (channels,
         beams) [m]: the distance from the mounting point to the first body other than the
         drone itself, in closed form for the world's primitives and the floor (module
-        docstring), ``inf`` when none is hit within ``max_range``."""
+        docstring), ``inf`` when none is hit within :attr:`cast_range`."""
         ids, hits = self._first_pass()
         scene = self._current_scene()
         origin, directions = self._world_rays()
@@ -173,7 +183,7 @@ class LidarCaster:
             # foot).
             best = self.truths.reshape(-1)
             best[:] = _floor_distances(origin[2], directions[:, 2], scene.floor_z,
-                                       self.max_range)
+                                       self.cast_range)
             if scene.in_a_sphere(origin):
                 # From inside a primitive every beam reads 0. Bullet's meshes report
                 # their far side, so their exact distance is 0 below; its sphere cast
@@ -186,7 +196,7 @@ class LidarCaster:
                 if rays.size == 0 or attempt == _RECASTS:
                     break
                 ids, hits = self._cast_on(origin, directions[rays], starts,
-                                          np.minimum(best[rays], self.max_range))
+                                          np.minimum(best[rays], self.cast_range))
                 self.recast_rays += rays.size
         return self.truths
 
@@ -211,7 +221,7 @@ class LidarCaster:
             ids[start:start + n] = body
             fractions[start:start + n] = fraction
             start += n
-        hits = fractions * self.max_range
+        hits = fractions * self.cast_range
         hits[ids < 0] = math.inf
         return ids, hits
 
@@ -255,16 +265,17 @@ class LidarCaster:
         if in_world.any():
             beams, primitives = rays[in_world], primitive[in_world]
             beam_directions = directions[beams]
-            exact = scene.ray_distances(primitives, origin, beam_directions, self.max_range)
+            exact = scene.ray_distances(primitives, origin, beam_directions,
+                                        self.cast_range)
             nearest = exact
             if scene.has_neighbours:
                 nearest = np.minimum(exact, scene.neighbour_distances(
-                    primitives, origin, beam_directions, self.max_range))
+                    primitives, origin, beam_directions, self.cast_range))
             best[beams] = np.minimum(best[beams], nearest)
             # its own primitive missed (only the body's outer skin was hit): cast on from
             # where the beam leaves the outer bound (or from just past the hit), unless a
             # neighbour was met before the hit; one met beyond only bounds the re-cast
-            missed = ~(exact <= self.max_range)
+            missed = ~(exact <= self.cast_range)
             missed &= best[beams] > hits[in_world]
             if missed.any():
                 leave = scene.outer_leave(primitives[missed], origin,
@@ -272,7 +283,7 @@ class LidarCaster:
                 go_on.append(beams[missed])
                 go_from.append(np.maximum(hits[in_world][missed], leave) + _SKIP)
         rays, starts = np.concatenate(go_on), np.concatenate(go_from)
-        keep = starts < np.minimum(best[rays], self.max_range)
+        keep = starts < np.minimum(best[rays], self.cast_range)
         return rays[keep], starts[keep]
 
     def _world_rays(self) -> tuple[np.ndarray, np.ndarray]:

@@ -122,7 +122,7 @@ class ModalDrone(DroneClass):
 
         Args:
             sensors: sensor name (``"imu"``, ``"baro"``, ``"mag"``, ``"gnss"``, ``"range"``,
-                ``"lidar"``)
+                ``"lidar"``, ``"depth"``)
                 -> a preset name or a parameter dict; None or {} for none.
 
         Only a drone with sensors pays for them: the Aviary calls ``update_last`` on every

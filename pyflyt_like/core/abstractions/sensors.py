@@ -1,10 +1,11 @@
-"""Sensors: a vehicle's IMU, barometer, magnetometer, GNSS, rangefinder and LiDAR on the
-PyBullet path.
+"""Sensors: a vehicle's IMU, barometer, magnetometer, GNSS, rangefinder, LiDAR and depth
+camera on the PyBullet path.
 
 The component runs the engine-independent models of :mod:`pyflyt_like.sensors`, compiled,
-on the true state of the drone's base after every physics step; the rangefinder and the
-LiDAR ray-test the world (the LiDAR through :mod:`pyflyt_like.core.abstractions.lidar`).
-See docs/sensors.md ("On the PyBullet Aviary", "LiDAR").
+on the true state of the drone's base after every physics step; the rangefinder, the LiDAR
+and the depth camera ray-test the world (the last two through
+:mod:`pyflyt_like.core.abstractions.lidar`). See docs/sensors.md ("On the PyBullet Aviary",
+"LiDAR", "Depth camera").
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pyflyt_like.common.sensor_readings import (
 )
 from pyflyt_like.sensors import (
     barometer,
+    depth,
     gnss,
     imu,
     lidar,
@@ -48,8 +50,10 @@ _SKIP = 1e-6
 SAMPLED = ("imu", "baro", "mag", "gnss")
 _MODELS = {"imu": imu, "baro": barometer, "mag": magnetometer, "gnss": gnss}
 RANGE = SENSOR_NAMES.index("range")
-# The LiDAR's random stream: child number LIDAR of the spawned seed, as SensorSuite's.
+# The LiDAR's and the depth camera's random streams: children number LIDAR and DEPTH of the
+# spawned seed, as SensorSuite's.
 LIDAR = ALL_SENSOR_NAMES.index("lidar")
+DEPTH = ALL_SENSOR_NAMES.index("depth")
 # Physics steps of normal draws taken at once (a numpy call per sensor per block).
 BLOCK_STEPS = 256
 
@@ -85,6 +89,11 @@ class Sensors:
     (:class:`~pyflyt_like.core.abstractions.lidar.LidarCaster`), and samples the ranges
     with :func:`pyflyt_like.sensors.lidar.sample_ranges`, drawing from its own generator
     (the sixth child of the reset's seed, as :class:`~pyflyt_like.sensors.SensorSuite`'s).
+
+    The depth camera casts its pixels' rays the same way (a second
+    :class:`~pyflyt_like.core.abstractions.lidar.LidarCaster`, ``cast_range`` far), turns
+    the ranges into depths (:func:`pyflyt_like.sensors.depth.depths_from_ranges`) and
+    samples them as the LiDAR's, drawing from its own generator (the seventh child).
 
     Args:
         p: the aviary (a pybullet BulletClient).
@@ -153,6 +162,16 @@ class Sensors:
         #: The LiDAR's latest ranges [m] (channels, beams) and their sample time [s].
         self.lidar_ranges = np.zeros(shape)
         self.lidar_time = math.nan
+        self._depth = LidarCaster(p, drone, params["depth"]) if "depth" in params else None
+        self._depth_rng = np.random.default_rng(0)
+        image = params["depth"].shape if "depth" in params else (0, 0)
+        self._depth_coefficients = (params["depth"].coefficients if "depth" in params
+                                    else np.zeros(lidar.COEFFICIENT_SIZE))
+        self._depth_truths = np.zeros(image)
+        self._depth_normals, self._depth_uniforms = np.zeros(image), np.zeros(image)
+        #: The depth camera's latest depths [m] (height, width) and their sample time [s].
+        self.depth_image = np.zeros(image)
+        self.depth_time = math.nan
         self.step_count = 0
         self._refill_at = 0
         #: Which sensors sampled in the last :meth:`state_update` (bits of
@@ -166,12 +185,13 @@ class Sensors:
         """Draw new units from the aviary's generator, restart the clock and sample the
         current (reset) state at t = 0, with zero acceleration and body-rate derivative."""
         entropy = int(self.np_random.integers(0, 2**63))
-        # the generators of SensorSuite(seed=entropy), by sensor name (the first five
-        # children of spawn(6) are those of spawn(5))
+        # the generators of SensorSuite(seed=entropy), by sensor name (a child depends on
+        # its index only: the first five of spawn(7) are those of spawn(5))
         children = np.random.SeedSequence(entropy).spawn(len(ALL_SENSOR_NAMES))
         self._rngs = [np.random.default_rng(child) for child in children[:len(SAMPLED)]]
         self._range_rng = np.random.default_rng([entropy, 1])  # its own stream, same seed
         self._lidar_rng = np.random.default_rng(children[LIDAR])
+        self._depth_rng = np.random.default_rng(children[DEPTH])
         for state in self._states:
             state[:] = 0.0
         for i, name in enumerate(SAMPLED):
@@ -185,6 +205,8 @@ class Sensors:
         self.times[:] = np.nan
         self.lidar_ranges[:] = 0.0
         self.lidar_time = math.nan
+        self.depth_image[:] = 0.0
+        self.depth_time = math.nan
         self.step_count = 0
         self._refill_at = 0
         self._step(True)
@@ -219,11 +241,13 @@ class Sensors:
         """The latest readings of the configured sensors, as
         :meth:`pyflyt_like.sensors.SensorSuite.read` lays them out (copies): ``time`` [s]
         since the last reset is the sample's; the LiDAR's ``ranges`` (channels, beams)
-        [m]."""
+        [m]; the depth camera's ``depth`` (height, width) [m]."""
         readings = unpack_readings(self.readings, self.times,
                                    [name for name in self.params if name in SENSOR_NAMES])
         if self._lidar is not None:
             readings["lidar"] = {"time": self.lidar_time, "ranges": self.lidar_ranges.copy()}
+        if self._depth is not None:
+            readings["depth"] = {"time": self.depth_time, "depth": self.depth_image.copy()}
         return readings
 
     def ray_range(self, position, rotation) -> float:
@@ -274,6 +298,8 @@ class Sensors:
             self.times[RANGE] = step / self.physics_hz
         if self._lidar is not None and step % self._lidar.params.period_steps == 0:
             self._sample_lidar(step)
+        if self._depth is not None and step % self._depth.params.period_steps == 0:
+            self._sample_depth(step)
         self.step_count = step + 1
 
     def _sample_lidar(self, step: int) -> None:
@@ -284,6 +310,17 @@ class Sensors:
         lidar.sample_ranges(coefficients, truths, self._lidar_normals, self._lidar_uniforms,
                             self.lidar_ranges)
         self.lidar_time = step / self.physics_hz
+
+    def _sample_depth(self, step: int) -> None:
+        """Cast the depth camera's rays from the drone's current pose, turn the ranges into
+        depths and sample them."""
+        truths = depth.depths_from_ranges(self._depth.params, self._depth.cast(),
+                                          out=self._depth_truths)
+        coefficients = self._depth_coefficients
+        lidar.draw(self._depth_rng, coefficients, self._depth_normals, self._depth_uniforms)
+        lidar.sample_ranges(coefficients, truths, self._depth_normals, self._depth_uniforms,
+                            self.depth_image)
+        self.depth_time = step / self.physics_hz
 
     def _bind(self, step: int, at_reset: bool) -> None:
         """Compile (or load) the onboard step for the argument types of this drone."""
