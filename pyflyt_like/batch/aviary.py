@@ -20,7 +20,7 @@ from pyflyt_like.worlds import LayoutPool, World
 from .arrays import TURBULENCE_STATES, kinematics_block
 from .families import vehicle_family
 from .flat_reference import flat_reference_array
-from .memory import NOISE_CHUNK_BYTES, check_engine_memory
+from .memory import NOISE_CHUNK_BYTES, check_engine_memory, check_pool_memory
 from .obstacles import (
     StartRule,
     default_world_layouts,
@@ -29,6 +29,7 @@ from .obstacles import (
     is_generator,
     layout_world,
     pack_world,
+    pool_bytes,
     world_fields,
 )
 from .options import BatchedAviaryOptions
@@ -122,7 +123,8 @@ class BatchedAviary:
         world: obstacles (docs/batch.md, "Obstacle worlds"): ``None``; a
             :class:`~pyflyt_like.worlds.World`, one layout every simulated world flies
             among; a generator (``Forest``, ``Rooms``, ``Clutter``), whose ``world_layouts``
-            layouts are drawn at construction and each world given one at reset; or a world
+            layouts are drawn at construction and each world given one at reset (a
+            :class:`~pyflyt_like.worlds.LayoutPool` of ``pack_layouts`` likewise); or a world
             file (a shipped name, a ``.yaml`` path or its mapping: with a ``seed`` its
             World, without one its generator). A drone whose collision sphere touches an
             obstacle has crashed and is stopped (:attr:`collision_radius`).
@@ -195,7 +197,10 @@ class BatchedAviary:
         #: Each drone's collision sphere [m] against obstacles and for the start rule.
         self.collision_radius = family.collision_radius
         self._generator_world = is_generator(self.world_spec)
-        if self._generator_world:
+        if isinstance(self.world_spec, LayoutPool):
+            pool = self.world_spec
+            check_pool_memory("world", pool_bytes(pool), engine_estimate)
+        elif self._generator_world:
             n_layouts = options.world_layouts or default_world_layouts(self.n_worlds)
             pool = draw_layouts(self.world_spec, n_layouts, options.seed, engine_estimate)
         elif self.world_spec is not None:

@@ -215,8 +215,9 @@ class StartRule:
 
 
 def is_generator(spec: object) -> bool:
-    """Whether a checked world spec is a generator (its layouts drawn by the engine)."""
-    return isinstance(spec, WORLD_GENERATORS)
+    """Whether a checked world spec gives a pool of layouts the engine draws from at reset:
+    a generator, or a :class:`~pyflyt_like.worlds.LayoutPool` packed by the caller."""
+    return isinstance(spec, (*WORLD_GENERATORS, LayoutPool))
 
 
 def default_world_layouts(n_worlds: int) -> int:

@@ -39,6 +39,7 @@ from pyflyt_like.physics.fixedwing_model import FIXEDWING_MODES
 from pyflyt_like.physics.wind_shear import ShearProfile
 from pyflyt_like.sensors import resolve_sensors
 from pyflyt_like.sensors.params import SensorParams
+from pyflyt_like.worlds import LayoutPool
 from pyflyt_like.worlds.specs import WORLD_GENERATORS, check_world_spec
 
 from .integrators import INTEGRATORS
@@ -91,6 +92,7 @@ class BatchedAviaryOptions:
     once ``physics_hz`` is known); ``world`` ``None``, a
     :class:`~pyflyt_like.worlds.World` or a generator (a world file read:
     :func:`~pyflyt_like.worlds.specs.check_world_spec`, the PyBullet ``Aviary``'s check);
+    or a :class:`~pyflyt_like.worlds.LayoutPool` (taken as it is);
     ``world_layouts`` ``None`` or an int in [1, MAX_WORLD_LAYOUTS], given only with a
     generator; ``world_redraw`` a bool.
 
@@ -162,7 +164,9 @@ class BatchedAviaryOptions:
             "sensors": _sensors(self.sensors),
             "world_redraw": check_bool("world_redraw", self.world_redraw),
         }
-        values["world"] = world = check_world_spec("world", self.world)
+        # a pool packed by the caller is taken as it is (a task's curriculum of layouts)
+        values["world"] = world = (self.world if isinstance(self.world, LayoutPool)
+                                   else check_world_spec("world", self.world))
         values["world_layouts"] = _world_layouts(self.world_layouts, world)
         for name, value in values.items():
             object.__setattr__(self, name, value)  # frozen: normalised once, here

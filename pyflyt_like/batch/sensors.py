@@ -318,16 +318,6 @@ def sense(state, config, w):
     sample_world(state, config, w, state.steps[w] + 1, False)
 
 
-@njit(**_INLINE)
-def sense_counted(state, config, w):
-    """:func:`sense` after the clock counted the step (a task's kernel, which steps
-    :func:`~pyflyt_like.batch.pipeline.step_world` and samples after it: the turbulence
-    and clock stages between touch nothing the sensors read)."""
-    if state.sensor_scratch.shape[1] == 0:
-        return
-    sample_world(state, config, w, state.steps[w], False)
-
-
 # not inlined: called at resets only, and an inlined copy of sample_world in every restart
 # path of a task kernel tripled its compile time
 @njit(cache=True, _nrt=False, error_model="numpy")

@@ -75,7 +75,7 @@ PYBULLET_TASKS = tuple(EnvEntry(env_id(name), family, entry_point=_entry(module,
     ("Rocket-Landing", "rocket", "rocket.landing", "RocketLandingEnv"),
 ))
 
-MULTIROTOR_TASK_NAMES = ("Hover", "Reach", "Track", "Land")
+MULTIROTOR_TASK_NAMES = ("Hover", "Reach", "Track", "Land", "Navigate")
 """The Multirotor tasks (their rules: :mod:`pyflyt_like.rules.multirotor_tasks`, one
 implementation for both engines)."""
 

@@ -1,12 +1,12 @@
 """The Multirotor tasks' rules over one world of one drone: starts, targets, the action's
-setpoint, reward, endings and observation of Hover, Reach, Track and Land.
+setpoint, reward, endings and observation of Hover, Reach, Track, Land and Navigate.
 
 The one implementation of the tasks, used by the batched ``Multirotor-*-v0`` VectorEnvs
 (compiled into their fused step, :mod:`pyflyt_like.envs.multirotor_tasks.kernels`) and by
 their PyBullet twins (the same compiled functions called with one world). Plain Python on
 arrays and floats with no allocation, so numba compiles them as they are. A task is an int
-(:data:`HOVER`, :data:`REACH`, :data:`TRACK`, :data:`LAND`) and every function branches on
-it: the tasks share their layout, so one compiled step serves all four.
+(:data:`HOVER`, :data:`REACH`, :data:`TRACK`, :data:`LAND`, :data:`NAVIGATE`) and every
+function branches on it: the tasks share their layout, so one compiled step serves all.
 
 The tasks (world ENU [m], the drone's centre of mass; ``time`` [s] since the start):
 
@@ -29,6 +29,10 @@ The tasks (world ENU [m], the drone's centre of mass; ``time`` [s] since the sta
   a soft landing is one on the pad at v <= 0.5 m/s. Ends at touchdown, upside down, or
   outside |x|, |y| <= 3 m, z <= 4 m. 10 s.
 
+- **Navigate**: through a forest to a goal 20 m away on a LiDAR
+  (:mod:`.navigate`: its start, goal, reward and endings, and the LiDAR's sectors, which
+  close its observation: :func:`put_sectors`).
+
 Every task's feature vector is its targets relative to the drone (world frame): 3 numbers,
 15 for Track. A step whose physics diverged scores :data:`FAILURE_REWARD`.
 """
@@ -40,10 +44,12 @@ import math
 from pyflyt_like.common import sensor_readings as readings
 from pyflyt_like.common.rotations import quat_to_matrix
 
-HOVER, REACH, TRACK, LAND = 0, 1, 2, 3
-TASK_NAMES = ("Hover", "Reach", "Track", "Land")  # by task number
-DURATIONS = (5.0, 10.0, 10.0, 10.0)  # s, the default episode length by task
-FEATURE_SIZES = (3, 3, 15, 3)  # by task
+from .navigate import place_goal, place_start, score_navigate, sector_range
+
+HOVER, REACH, TRACK, LAND, NAVIGATE = 0, 1, 2, 3, 4
+TASK_NAMES = ("Hover", "Reach", "Track", "Land", "Navigate")  # by task number
+DURATIONS = (5.0, 10.0, 10.0, 10.0, 20.0)  # s, the default episode length by task
+FEATURE_SIZES = (3, 3, 15, 3, 3)  # by task (Navigate's LiDAR sectors come last)
 START_DRAWS = 11  # uniform draws a start consumes (Track's; the others use fewer)
 FAILURE_REWARD = 0.0  # a diverged step: nothing earned (the lowest reward, or a standstill)
 
@@ -132,6 +138,9 @@ def start_episode(task, u, target, curve, pos, euler):
             pos[a] = target[a] + (2.0 * u[7 + a] - 1.0) * TRACK_START_OFFSET
         euler[0], euler[1] = 0.0, 0.0
         euler[2] = (2.0 * u[10] - 1.0) * START_YAW
+    elif task == NAVIGATE:  # the goal's first heading; the caller redraws a blocked one
+        place_start(u, pos, euler, START_TILT, START_YAW)
+        place_goal(u[5], target)
     else:
         target[0], target[1], target[2] = 0.0, 0.0, TOUCHDOWN_HEIGHT
         _in_box(u[0], u[1], u[2], LAND_LOW, LAND_HIGH, pos)
@@ -155,11 +164,12 @@ def task_distance(task, pos, target, curve, time):
     return distance_to(pos, target)
 
 
-def score_step(task, pos, up_z, vel, target, curve, time, previous_distance):
+def score_step(task, pos, up_z, vel, target, curve, time, previous_distance, crashed):
     """One agent step's ``(reward, terminated, distance, arrived, landed)`` for the drone
     at ``pos`` (3,) [m] with velocity ``vel`` (3,) [m/s] and body z axis's world z
     component ``up_z`` (negative: upside down), at ``time`` [s] since the start;
-    ``previous_distance`` [m] is the last step's ``distance``.
+    ``previous_distance`` [m] is the last step's ``distance``; ``crashed`` the engine's
+    collision flag (Navigate ends on it; the others end on their own rules).
 
     ``arrived``: Reach's target is reached (the caller draws the next with
     :func:`place_reach_target`; ``distance`` is to the reached one). ``landed``: Land's
@@ -186,6 +196,9 @@ def score_step(task, pos, up_z, vel, target, curve, time, previous_distance):
                     or pos[a] > REACH_HIGH[a] + BOUNDS_MARGIN):
                 outside = True
         terminated = outside or upside_down or low
+    elif task == NAVIGATE:
+        reward, terminated, arrived = score_navigate(pos, upside_down, crashed, distance,
+                                                     previous_distance)
     else:
         reward = PROGRESS_GAIN * (previous_distance - distance)
         touchdown = pos[2] <= TOUCHDOWN_HEIGHT
@@ -232,11 +245,20 @@ def _put(out, i, value, noise, noise_std, low, high):
     out[i] = min(max(value, low[i]), high[i])
 
 
-def _features(task, pos, target, curve, time, noise, noise_std, low, high, out):
+def _features(task, pos, target, curve, time, cos_yaw, sin_yaw, noise, noise_std, low,
+              high, out):
     """The task's features (3, Track 15: targets relative to ``pos`` (3,) [m], world
-    frame) into ``out[0:]``; returns how many."""
+    frame; Navigate's goal in the heading frame of the yaw whose cosine and sine are
+    ``cos_yaw``, ``sin_yaw``, the frame of its LiDAR sectors) into ``out[0:]``; returns how
+    many."""
     c = 0
-    if task == TRACK:
+    if task == NAVIGATE:
+        dx, dy = target[0] - pos[0], target[1] - pos[1]
+        _put(out, 0, cos_yaw * dx + sin_yaw * dy, noise, noise_std, low, high)
+        _put(out, 1, cos_yaw * dy - sin_yaw * dx, noise, noise_std, low, high)
+        _put(out, 2, target[2] - pos[2], noise, noise_std, low, high)
+        c = 3
+    elif task == TRACK:
         for point in range(REFERENCE_POINTS):
             t = time + point * REFERENCE_SPACING
             for a in range(3):
@@ -265,8 +287,12 @@ def observe(task, pos, quat, vel, ang_vel, target, curve, time, last_action, noi
     the body rates ``ang_vel`` (3) [rad/s], the previous normalised action
     ``last_action`` (k). ``pos`` (3,) [m]; ``quat`` (4,) (x, y, z, w); ``time`` [s].
     """
-    c = _features(task, pos, target, curve, time, noise, noise_std, low, high, out)
     r = quat_to_matrix(quat[0], quat[1], quat[2], quat[3])
+    horizontal = math.hypot(r[0], r[3])  # the body x axis's, whose direction is the heading
+    cos_yaw, sin_yaw = (r[0] / horizontal, r[3] / horizontal) if horizontal > 0.0 else (1.0,
+                                                                                        0.0)
+    c = _features(task, pos, target, curve, time, cos_yaw, sin_yaw, noise, noise_std, low,
+                  high, out)
     for i in range(9):
         _put(out, c + i, r[i], noise, noise_std, low, high)
     c += 9
@@ -310,7 +336,9 @@ def observe_sensed(task, sensed, periods, target, curve, time, last_action, nois
     ``last_action`` (k).
     """
     position = sensed[readings.POSITION:readings.POSITION + 3]
-    c = _features(task, position, target, curve, time, noise, noise_std, low, high, out)
+    # no attitude is observed: Navigate's goal stays in the world frame here
+    c = _features(task, position, target, curve, time, 1.0, 0.0, noise, noise_std, low,
+                  high, out)
     for i in range(len(SENSED_BLOCKS)):
         if periods[i] > 0:
             first, width = SENSED_BLOCKS[i]
@@ -318,3 +346,13 @@ def observe_sensed(task, sensed, periods, target, curve, time, last_action, nois
                 _put(out, c + j, sensed[first + j], noise, noise_std, low, high)
             c += width
     _put_action(last_action, c, noise, noise_std, low, high, out)
+
+
+def put_sectors(ranges, beams, max_range, noise, noise_std, low, high, out, first):
+    """Navigate's LiDAR sectors into ``out[first:]``: each sector's nearest range of the
+    flat ``ranges`` (channels * beams,) [m] over ``max_range`` [m]
+    (:func:`~.navigate.sector_range`), noise and clipping as :func:`observe`."""
+    sectors = out.shape[0] - first
+    for s in range(sectors):
+        _put(out, first + s, sector_range(ranges, beams, sectors, s, max_range) / max_range,
+             noise, noise_std, low, high)

@@ -20,7 +20,7 @@ ENTRY_POINTS = [(entry.id, kind, getattr(entry, kind)) for entry in registry.ENV
 
 def test_every_id_is_listed_once_with_a_family_and_an_entry_point():
     ids = [entry.id for entry in registry.ENVS]
-    assert len(ids) == len(set(ids)) == 16
+    assert len(ids) == len(set(ids)) == 17
     for entry in registry.ENVS:
         assert entry.id == registry.env_id(entry.name)
         assert entry.family in ("quadx", "fixedwing", "rocket", "multirotor")
@@ -59,7 +59,7 @@ def test_the_derived_lists_read_the_registry():
     assert list(envs.TASKS) == ["QuadX-Hover", "QuadX-Waypoints", "QuadX-Pole-Balance",
                                 "QuadX-Pole-Waypoints", "QuadX-Ball-In-Cup", "QuadX-Gates",
                                 "Fixedwing-Waypoints", "Rocket-Landing"]
-    assert envs.MULTIROTOR_TASKS == ("Hover", "Reach", "Track", "Land")
+    assert envs.MULTIROTOR_TASKS == ("Hover", "Reach", "Track", "Land", "Navigate")
     assert [entry.kwargs["task"] for entry in registry.MULTIROTOR_TASKS] == list(
         envs.MULTIROTOR_TASKS)
     assert rllib.MULTI_AGENT_SCENES == {

@@ -23,12 +23,13 @@ from numba import njit, prange
 
 from pyflyt_like.batch.finite import world_finite
 from pyflyt_like.batch.multirotor_reset import reset_world
-from pyflyt_like.batch.pipeline import prepare, step_world
-from pyflyt_like.batch.sensors import reset_sensor_world, sense_counted
+from pyflyt_like.batch.pipeline import prepare, step_world_full
+from pyflyt_like.batch.sensors import reset_sensor_world
 from pyflyt_like.batch.world_random import next_normals, next_uniform
 from pyflyt_like.compiled.jit import compile_shared
 from pyflyt_like.compiled.rotations import quat_to_matrix
-from pyflyt_like.rules import action_queue
+from pyflyt_like.compiled.scene import pool_distance
+from pyflyt_like.rules import action_queue, navigate
 from pyflyt_like.rules import multirotor_tasks as rules
 
 from .threads import BLOCKS
@@ -37,11 +38,15 @@ _in_box = compile_shared(rules._in_box)
 _tilted = compile_shared(rules._tilted)
 place_reach_target = compile_shared(rules.place_reach_target, _in_box)
 reference_point = compile_shared(rules.reference_point)
+place_start = compile_shared(navigate.place_start)
+place_goal = compile_shared(navigate.place_goal)
+score_navigate = compile_shared(navigate.score_navigate)
+sector_range = compile_shared(navigate.sector_range)
 start_episode = compile_shared(rules.start_episode, _in_box, _tilted, place_reach_target,
-                               reference_point)
+                               reference_point, place_start, place_goal)
 distance_to = compile_shared(rules.distance_to)
 task_distance = compile_shared(rules.task_distance, reference_point, distance_to)
-score_step = compile_shared(rules.score_step, task_distance)
+score_step = compile_shared(rules.score_step, task_distance, score_navigate)
 to_setpoint = compile_shared(rules.to_setpoint)
 heading = compile_shared(rules.heading, quat_to_matrix)
 up_z_of = compile_shared(rules.up_z_of)
@@ -50,12 +55,13 @@ _features = compile_shared(rules._features, reference_point, _put)
 _put_action = compile_shared(rules._put_action, _put)
 observe = compile_shared(rules.observe, _features, quat_to_matrix, _put, _put_action)
 observe_sensed = compile_shared(rules.observe_sensed, _features, _put, _put_action)
+put_sectors = compile_shared(rules.put_sectors, sector_range, _put)
 queue_action = compile_shared(action_queue.queue_action)
 
 TaskArrays = namedtuple("TaskArrays", [
     "target", "curve", "distance", "reached", "landed", "step_count", "last_action",
     "pending", "slot", "uniforms", "normals", "streams", "noise_streams", "start_pos",
-    "start_euler"])
+    "start_euler", "layout", "level"])
 
 #: The fixed numbers of the task: task (:data:`~pyflyt_like.rules.multirotor_tasks.HOVER`
 #: ...), mode (the engine's flight mode), max_steps, physics_steps (per agent step),
@@ -67,7 +73,8 @@ TaskArrays = namedtuple("TaskArrays", [
 TaskParams = namedtuple("TaskParams", [
     "task", "mode", "max_steps", "physics_steps", "agent_period", "action_low",
     "action_high", "setpoint_centre", "setpoint_below", "setpoint_above", "yaw_column",
-    "observation_low", "observation_high", "noise_std", "sensed"])
+    "observation_low", "observation_high", "noise_std", "sensed", "sectors", "beams",
+    "max_range", "level_size"])
 
 
 def zeros_arrays(n_worlds: int, k: int, size: int, delay: int) -> TaskArrays:
@@ -81,18 +88,44 @@ def zeros_arrays(n_worlds: int, k: int, size: int, delay: int) -> TaskArrays:
         pending=np.zeros((w, delay + 1, k)), slot=np.zeros(w, np.int64),
         uniforms=np.zeros((w, rules.START_DRAWS)), normals=np.zeros((w, size)),
         streams=np.zeros(w, np.uint64), noise_streams=np.zeros(w, np.uint64),
-        start_pos=np.zeros((w, 1, 3)), start_euler=np.zeros((w, 1, 3)))
+        start_pos=np.zeros((w, 1, 3)), start_euler=np.zeros((w, 1, 3)),
+        layout=np.zeros(w, np.int64), level=np.zeros(w, np.int64))
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
-def draw_start(task, params, w):
+def draw_start(task, params, w, pool):
     """World ``w``'s next episode from its stream: its target (or curve) and its start
-    (``task.start_pos[w]``, ``task.start_euler[w]``)."""
+    (``task.start_pos[w]``, ``task.start_euler[w]``); with obstacle layouts
+    (``params.level_size`` > 0), its layout ``task.layout[w]`` among the ``level_size``
+    of its curriculum level ``task.level[w]`` in ``pool`` (the arrays of a
+    :class:`~pyflyt_like.worlds.LayoutPool`), and Navigate's goal redrawn while a trunk is
+    near it (:mod:`pyflyt_like.rules.navigate`)."""
     u = task.uniforms[w]
     for i in range(u.shape[0]):
         u[i] = next_uniform(task.streams, w)
     start_episode(params.task, u, task.target[w], task.curve[w], task.start_pos[w, 0],
                   task.start_euler[w, 0])
+    if params.level_size == 0:
+        return
+    size = params.level_size
+    layout = task.level[w] * size + min(int(next_uniform(task.streams, w) * size), size - 1)
+    task.layout[w] = layout
+    goal = task.target[w]
+    for _ in range(navigate.GOAL_TRIES):
+        clearance = pool_distance(*pool, layout, goal[0], goal[1], goal[2],
+                                  navigate.GOAL_CLEARANCE)
+        if clearance >= navigate.GOAL_CLEARANCE:
+            return
+        place_goal(next_uniform(task.streams, w), goal)
+
+
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+def pool_of(config):
+    """The engine's pool of layouts (``config``'s world arrays, in their order)."""
+    return (config.world_cylinders, config.world_boxes, config.world_spheres,
+            config.world_counts, config.world_origin, config.world_cells,
+            config.world_z_range, config.world_cell_size, config.world_first_cell,
+            config.world_cell_start, config.world_items)
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
@@ -120,15 +153,18 @@ def setpoint_of(quat, task, params, w, setpoint):
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
-def score_world(pos, quat, vel, task, params, w):
-    """Score world ``w``'s agent step (its drone at ``pos``, ``quat``, ``vel``): reward,
-    Reach's next target on arrival, Land's soft landing; returns (reward, terminated)."""
+def score_world(pos, quat, vel, crashed, task, params, w):
+    """Score world ``w``'s agent step (its drone at ``pos``, ``quat``, ``vel``, its
+    collision flag ``crashed``): reward, Reach's next target on arrival, Land's soft
+    landing, Navigate's arrival; returns (reward, terminated)."""
     task.step_count[w] += 1
     time = task.step_count[w] * params.agent_period
     reward, terminated, distance, arrived, landed = score_step(
         params.task, pos, up_z_of(quat), vel, task.target[w], task.curve[w], time,
-        task.distance[w])
-    if arrived:
+        task.distance[w], crashed)
+    if arrived and params.task == rules.NAVIGATE:
+        task.reached[w] += 1
+    elif arrived:
         task.reached[w] += 1
         u = task.uniforms[w]
         for i in range(3):
@@ -141,22 +177,32 @@ def score_world(pos, quat, vel, task, params, w):
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
-def observe_world(pos, quat, vel, ang_vel, task, params, w, observation):
-    """World ``w``'s observation (size,) of its drone's true state, with noise drawn from
-    its noise stream when ``params.noise_std > 0``."""
+def observe_world(pos, quat, vel, ang_vel, ranges, task, params, w, observation):
+    """World ``w``'s observation (size,) of its drone's true state (and, with
+    ``params.sectors`` > 0, the LiDAR sectors of its flat ``ranges`` [m], last), with noise
+    drawn from its noise stream when ``params.noise_std > 0``."""
     normals = task.normals[w]
     if params.noise_std > 0.0:
         next_normals(task.noise_streams, w, normals)
     observe(params.task, pos, quat, vel, ang_vel, task.target[w], task.curve[w],
             task.step_count[w] * params.agent_period, task.last_action[w], normals,
             params.noise_std, params.observation_low, params.observation_high, observation)
+    _observe_sectors(ranges, params, normals, observation)
+
+
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+def _observe_sectors(ranges, params, normals, observation):
+    if params.sectors > 0:
+        put_sectors(ranges, params.beams, params.max_range, normals, params.noise_std,
+                    params.observation_low, params.observation_high, observation,
+                    observation.shape[0] - params.sectors)
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
-def observe_world_sensed(sensed, periods, task, params, w, observation):
+def observe_world_sensed(sensed, periods, ranges, task, params, w, observation):
     """World ``w``'s observation (size,) of its drone's latest sensor readings ``sensed``
     (flat layout, :mod:`pyflyt_like.common.sensor_readings`) of the sensors of ``periods``
-    (5,), with noise as :func:`observe_world`."""
+    (5,), and the LiDAR sectors as :func:`observe_world`, with noise as it."""
     normals = task.normals[w]
     if params.noise_std > 0.0:
         next_normals(task.noise_streams, w, normals)
@@ -164,23 +210,27 @@ def observe_world_sensed(sensed, periods, task, params, w, observation):
                    task.step_count[w] * params.agent_period, task.last_action[w], normals,
                    params.noise_std, params.observation_low, params.observation_high,
                    observation)
+    _observe_sectors(ranges, params, normals, observation)
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def _observe_state(state, task, params, w, observation):
+    # the LiDAR's rays come first in the engine's ray table (RAY_SENSOR_NAMES order)
+    ranges = state.ray_readings[w, 0, 0:state.ray_first[1]]
     if params.sensed:
-        observe_world_sensed(state.sensor_readings[w, 0], state.sensor_periods, task, params,
-                             w, observation)
+        observe_world_sensed(state.sensor_readings[w, 0], state.sensor_periods, ranges,
+                             task, params, w, observation)
     else:
         observe_world(state.pos[w, 0], state.quat[w, 0], state.vel[w, 0],
-                      state.ang_vel[w, 0], task, params, w, observation)
+                      state.ang_vel[w, 0], ranges, task, params, w, observation)
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
 def _restart_world(state, plant, config, task, params, w, observation):
     """A new episode in world ``w``: start from its stream, engine, sensors and task reset
     (the plant is not redrawn here: the VectorEnv does it before the call)."""
-    draw_start(task, params, w)
+    draw_start(task, params, w, pool_of(config))
+    state.world_layout[w] = task.layout[w]  # reset_world asks for an exact obstacle query
     reset_world(state, plant, w, task.start_pos[w], task.start_euler[w])
     reset_sensor_world(state, config, w)
     start_task(state.pos[w, 0], task, params, w)
@@ -190,20 +240,20 @@ def _restart_world(state, plant, config, task, params, w, observation):
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def _play_world(state, plant, nominal, config, noise, task, params, w, observation):
     """One agent step of world ``w`` (its clipped action in ``task.last_action[w]``);
-    returns (reward, terminated, truncated). Sensors, when the engine has them, sample
-    after every physics step."""
+    returns (reward, terminated, truncated). Every physics step runs the engine's stages,
+    obstacles and sensors included (neither costs more than a test without a world or
+    sensors)."""
     setpoint_of(state.quat[w, 0], task, params, w, state.setpoint[w, 0])
     prepare(state, params.mode, w)
     for _ in range(params.physics_steps):
-        step_world(state, plant, nominal, config, params.mode, w, noise, 0)
-        sense_counted(state, config, w)
+        step_world_full(state, plant, nominal, config, params.mode, w, noise, 0)
     if not world_finite(state, w):
         # scored nothing (a state the drone never flew to); show a valid state until the
         # next step restarts the world
         _restart_world(state, plant, config, task, params, w, observation)
         return rules.FAILURE_REWARD, True, False
     reward, terminated = score_world(state.pos[w, 0], state.quat[w, 0], state.vel[w, 0],
-                                     task, params, w)
+                                     state.crashed[w, 0], task, params, w)
     _observe_state(state, task, params, w, observation)
     return reward, terminated, (not terminated) and task.step_count[w] >= params.max_steps
 

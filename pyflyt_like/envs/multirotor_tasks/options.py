@@ -54,6 +54,12 @@ class TaskOptions:
             docs/sensors.md; rates must divide ``physics_hz``), mounted on the drone on
             both engines; None: with ``observation="sensors"``
             :data:`~pyflyt_like.envs.base.sensor_observation.DEFAULT_SENSORS`, else none.
+        world_density, curriculum_levels, world_layouts, world_seed, lidar_sectors:
+            Navigate's only (None: its defaults,
+            :data:`~.navigate_world.NAVIGATE_OPTIONS`), checked with the task
+            (:func:`~.navigate_world.navigate_settings`): the final forest's density
+            [trees/m^2], the levels of density of the curriculum, the forest layouts per
+            level, the seed of the layouts, the LiDAR sectors observed.
 
     Numbers may be Python or numpy numbers; a bool or a string is never one. The checked
     values are stored as Python ints and floats.
@@ -70,6 +76,11 @@ class TaskOptions:
     seed: int | None = None
     observation: str = "truth"
     sensors: dict | None = None
+    world_density: float | None = None
+    curriculum_levels: int | None = None
+    world_layouts: int | None = None
+    world_seed: int | None = None
+    lidar_sectors: int | None = None
 
     def __post_init__(self):
         if not isinstance(self.drone_model, str):

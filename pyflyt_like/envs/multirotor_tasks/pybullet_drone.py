@@ -11,6 +11,9 @@ from pyflyt_like.core import Aviary
 
 # What PyBullet can change on a built body; the batched engine draws the other keys.
 TWIN_RANDOMIZE_KEYS = ("mass", "inertia")
+#: Downward speed [m/s] above which touching the floor is a crash: the batched engine's
+#: default ``crash_speed``.
+CRASH_SPEED = 1.0
 
 
 class PyBulletDrone:
@@ -26,7 +29,13 @@ class PyBulletDrone:
         render: open PyBullet's GUI.
         sensors: the sensor configuration mounted on the drone (``drone_options["sensors"]``),
             or None; :meth:`reset` and :meth:`step` then lay its latest readings out in
-            ``sensed`` (:mod:`pyflyt_like.common.sensor_readings`).
+            ``sensed`` (:mod:`pyflyt_like.common.sensor_readings`), and a LiDAR's latest
+            ranges flat in ``ranges`` [m].
+
+    Attributes:
+        crashed: whether the last :meth:`step` collided, as the batched engine's crash flag:
+            a contact with an obstacle of :meth:`use_world`, or with the floor while
+            falling faster than :data:`CRASH_SPEED`.
     """
 
     def __init__(self, drone_model: str, mode: int, physics_hz: int, randomize: dict | None,
@@ -49,6 +58,8 @@ class PyBulletDrone:
         self.pos, self.quat = np.zeros(3), np.array((0.0, 0.0, 0.0, 1.0))
         self.vel, self.ang_vel = np.zeros(3), np.zeros(3)
         self.sensed = np.zeros(READINGS_SIZE)
+        self.ranges = np.zeros(0)
+        self.crashed = False
         self._sensors = sensors
 
     def reset(self, start_pos: np.ndarray, start_euler: np.ndarray, seed: int,
@@ -76,11 +87,24 @@ class PyBulletDrone:
 
     def step(self, setpoint: np.ndarray, n_steps: int) -> None:
         """Hold ``setpoint`` (k,) for ``n_steps`` physics steps (a non-finite PyBullet
-        state raises :class:`~pyflyt_like.common.validation.NumericalError`)."""
-        self.aviary.set_setpoint(0, setpoint)
+        state raises :class:`~pyflyt_like.common.validation.NumericalError`), noting a
+        collision in :attr:`crashed`."""
+        aviary, drone = self.aviary, self.drone.Id
+        aviary.set_setpoint(0, setpoint)
+        self.crashed = False
         for _ in range(n_steps):
-            self.aviary.step()
+            aviary.step()
+            contacts = aviary.contact_array
+            if not self.crashed and contacts[drone].any():
+                falling = -self.drone.world_velocity[2] > CRASH_SPEED
+                self.crashed = (any(contacts[drone, body] for body in aviary.world_body_ids)
+                                or (falling and contacts[drone, aviary.planeId]))
         self._read()
+
+    def use_world(self, world) -> None:
+        """Fly among ``world`` (a :class:`~pyflyt_like.worlds.World`) from the next
+        :meth:`reset` on (:meth:`~pyflyt_like.core.Aviary.use_world`)."""
+        self.aviary.use_world(world)
 
     def _read(self) -> None:
         drone = self.drone
@@ -89,7 +113,10 @@ class PyBulletDrone:
         self.vel[:] = drone.world_velocity
         self.ang_vel[:] = drone.state[0]
         if self._sensors:
-            pack_readings(self.aviary.read_sensors(0), self.sensed)
+            readings = self.aviary.read_sensors(0)
+            pack_readings(readings, self.sensed)
+            if "lidar" in readings:
+                self.ranges = readings["lidar"]["ranges"].reshape(-1)
 
     def show(self, pos: np.ndarray, quat: np.ndarray) -> None:
         """Place the drone at ``pos`` (3,) [m] with ``quat`` (4,) (x, y, z, w), for pictures."""

@@ -7,6 +7,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
+from pyflyt_like.batch.obstacles import empty_pool, layout_world
 from pyflyt_like.batch.world_random import world_streams
 from pyflyt_like.common.validation import check_seed
 from pyflyt_like.core.abstractions.camera import make_chase_camera
@@ -15,6 +16,7 @@ from pyflyt_like.sensors.config import sensor_periods
 from ..base.rendering import DEFAULT_RENDER_RESOLUTION, check_render_mode, check_render_resolution
 from . import kernels
 from .actions import check_actions
+from .navigate_world import navigate_pool, navigate_settings, with_navigate_lidar
 from .options import task_options
 from .parameters import task_infos, task_number, task_parameters
 from .pybullet_drone import PyBulletDrone
@@ -28,7 +30,9 @@ class MultirotorTwinEnv(gymnasium.Env):
     on the batched engine flies here unchanged.
 
     Args:
-        task: "Hover", "Reach", "Track" or "Land".
+        task: "Hover", "Reach", "Track", "Land" or "Navigate" (each episode among the
+            forest layout the VectorEnv's draw gives, spawned in PyBullet; the curriculum's
+            last level, the task's own density).
         render_mode: None, "rgb_array" (chase camera) or "human" (PyBullet's GUI).
         render_resolution: (height, width) of rgb_array frames [px].
         **options: the task options, see :class:`.options.TaskOptions`; ``randomize``
@@ -47,8 +51,11 @@ class MultirotorTwinEnv(gymnasium.Env):
                  render_resolution=DEFAULT_RENDER_RESOLUTION, **options: Any):
         self.render_mode = check_render_mode(render_mode)
         resolution = check_render_resolution(render_resolution)
-        self.options = task_options(options)
         self.task_name, number = task, task_number(task)
+        self.options = with_navigate_lidar(number, task_options(options))
+        self.navigate = navigate_settings(number, self.options)
+        self._pool = navigate_pool(self.navigate) if self.navigate else empty_pool()
+        self._pool_arrays = tuple(self._pool)  # numba spreads a plain tuple, not a NamedTuple
         self.world = PyBulletDrone(self.options.drone_model, self.options.flight_mode,
                                    self.options.physics_hz, self.options.randomize,
                                    render=self.render_mode == "human",
@@ -57,6 +64,8 @@ class MultirotorTwinEnv(gymnasium.Env):
             number, self.options, self.world.model, self.world.gravity)
         k, size = self.action_space.shape[0], self.observation_space.shape[0]
         self.task = kernels.zeros_arrays(1, k, size, self.options.action_delay_steps)
+        if self.navigate:  # the task's own forests (the curriculum's last level)
+            self.task.level[:] = self.navigate["curriculum_levels"] - 1
         self._infos = task_infos(task, self.task)
         self._action = np.zeros((1, k))
         self._setpoint = np.zeros(k)
@@ -91,7 +100,9 @@ class MultirotorTwinEnv(gymnasium.Env):
         self.task.streams[:] = world_streams(self.np_random, 1)
         self.task.noise_streams[:] = world_streams(self.np_random, 1)
         task, params, world = self.task, self.params, self.world
-        kernels.draw_start(task, params, 0)
+        kernels.draw_start(task, params, 0, self._pool_arrays)
+        if self.navigate:
+            world.use_world(layout_world(self._pool, int(task.layout[0])))
         world.reset(task.start_pos[0, 0], task.start_euler[0, 0],
                     int(self.np_random.integers(2**31)), self.np_random)
         kernels.start_task(world.pos, task, params, 0)
@@ -116,8 +127,8 @@ class MultirotorTwinEnv(gymnasium.Env):
             raise ValueError("action must be finite (no NaN or inf)")
         kernels.setpoint_of(world.quat, task, params, 0, self._setpoint)
         world.step(self._setpoint, params.physics_steps)
-        reward, terminated = kernels.score_world(world.pos, world.quat, world.vel, task,
-                                                 params, 0)
+        reward, terminated = kernels.score_world(world.pos, world.quat, world.vel,
+                                                 world.crashed, task, params, 0)
         self._observe()
         truncated = (not terminated) and bool(task.step_count[0] >= params.max_steps)
         return (self._observation.copy(), float(reward), bool(terminated), truncated,
@@ -126,11 +137,11 @@ class MultirotorTwinEnv(gymnasium.Env):
     def _observe(self) -> None:
         world = self.world
         if self.params.sensed:
-            kernels.observe_world_sensed(world.sensed, self._sensor_periods, self.task,
-                                         self.params, 0, self._observation)
+            kernels.observe_world_sensed(world.sensed, self._sensor_periods, world.ranges,
+                                         self.task, self.params, 0, self._observation)
         else:
-            kernels.observe_world(world.pos, world.quat, world.vel, world.ang_vel, self.task,
-                                  self.params, 0, self._observation)
+            kernels.observe_world(world.pos, world.quat, world.vel, world.ang_vel,
+                                  world.ranges, self.task, self.params, 0, self._observation)
 
     def _info(self) -> dict[str, Any]:
         return {key: value[0].item() for key, value in self._infos.items()}

@@ -20,6 +20,7 @@ from ..base.rendering import DEFAULT_RENDER_RESOLUTION, check_render_resolution
 from ..base.vector_seeding import checked_vector_seed, seed_vector_env
 from . import kernels
 from .actions import action_size, check_actions
+from .navigate_world import navigate_pool, navigate_settings, with_navigate_lidar
 from .options import TaskOptions, task_options
 from .parameters import estimated_bytes, task_infos, task_number, task_parameters
 from .threads import PARALLEL_WORLDS
@@ -39,7 +40,8 @@ class MultirotorVectorEnv(VectorEnv):
     physics, reward, endings, observation and autoreset) and the copies it returns.
 
     Args:
-        task: "Hover", "Reach", "Track" or "Land".
+        task: "Hover", "Reach", "Track", "Land" or "Navigate" (a forest of the
+            ``world_*`` options, observed through a LiDAR: docs/vector_tasks.md).
         num_envs: number of worlds, a positive int; the env's arrays and the engine's must
             fit in half this machine's memory together, else a ValueError gives the estimate
             before anything is allocated.
@@ -66,15 +68,18 @@ class MultirotorVectorEnv(VectorEnv):
                              f"got {render_mode!r}")
         self.render_mode = render_mode
         self._resolution = check_render_resolution(render_resolution)
-        options = self.options = task_options({**options, "seed": seed})
         self.task_name, number = task, task_number(task)
+        options = self.options = with_navigate_lidar(number,
+                                                     task_options({**options, "seed": seed}))
+        self.navigate = navigate_settings(number, options)
         _check_env_memory(self.num_envs, rules.FEATURE_SIZES[number], options)
         # the controllers run at the physics rate (unless the YAML's mode_hz says
         # otherwise), as in the PyBullet twin
         self.sim = BatchedAviary(n_worlds=self.num_envs, n_drones=1,
                                  drone_model=options.drone_model, mode=options.flight_mode,
                                  physics_hz=options.physics_hz, control_hz=options.physics_hz,
-                                 randomize=options.randomize, sensors=options.sensors)
+                                 randomize=options.randomize, sensors=options.sensors,
+                                 world=navigate_pool(self.navigate) if self.navigate else None)
         self.params, self.single_observation_space, self.single_action_space = \
             task_parameters(number, options, self.sim.model, self.sim.gravity)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
@@ -192,6 +197,28 @@ class MultirotorVectorEnv(VectorEnv):
         return self._call_kernel(*self._kernel_arguments, self._actions, restart, play,
                                  self._observation, self._reward, self._terminated,
                                  self._truncated)
+
+    def set_curriculum_level(self, level) -> None:
+        """Navigate's curriculum: the episodes that start from now on fly among the forests
+        of ``level`` (an int in [0, curriculum_levels), the same for every env, or a
+        (num_envs,) array of them; level ``i`` has ``(i + 1) / curriculum_levels`` of the
+        final density, ``curriculum_levels - 1`` the task's own).
+
+        Raises:
+            ValueError: not Navigate, or a level out of range; TypeError: not ints.
+        """
+        if not self.navigate:
+            raise ValueError(f"set_curriculum_level is Navigate's; {self.task_name} has no "
+                             f"curriculum")
+        levels = self.navigate["curriculum_levels"]
+        values = np.asarray(level)
+        if values.dtype.kind not in "iu" or values.shape not in ((), (self.num_envs,)):
+            raise TypeError(f"level must be an int or a ({self.num_envs},) int array, got "
+                            f"{level!r}")
+        if values.min() < 0 or values.max() >= levels:
+            raise ValueError(f"level must be in [0, {levels}) (curriculum_levels={levels}), "
+                             f"got {level!r}")
+        self.task.level[:] = values
 
     def _info_arrays(self) -> dict[str, np.ndarray]:
         infos = {}

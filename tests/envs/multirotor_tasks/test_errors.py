@@ -158,7 +158,8 @@ def test_bad_num_envs_raise_naming_it(num_envs, error):
 
 @pytest.mark.parametrize("task", ["Hoover", "hover", "", None, 3, ["Hover"]])
 def test_an_unknown_task_lists_the_tasks(task):
-    with pytest.raises(ValueError, match=r"task must be one of \['Hover', 'Land', 'Reach'"):
+    with pytest.raises(ValueError,
+                       match=r"task must be one of \['Hover', 'Land', 'Navigate', 'Reach'"):
         MultirotorVectorEnv(task, 2)
     with pytest.raises(ValueError, match="task must be one of"):
         MultirotorTwinEnv(task)

@@ -70,11 +70,11 @@ def test_rotation_heading_and_up_axis_match_pybullet():
 
 
 def play(step, task, pos, up_z=UPRIGHT, vel=(0, 0, 0), target=(0, 0, 0), curve=None,
-         time=1.0, previous=0.0):
+         time=1.0, previous=0.0, crashed=False):
     """``step``'s (reward, terminated, distance, arrived, landed) of one hand-made state."""
     curve = np.zeros(9) if curve is None else np.asarray(curve, float)
     return step(task, np.asarray(pos, float), up_z, np.asarray(vel, float),
-                np.asarray(target, float), curve, time, previous)
+                np.asarray(target, float), curve, time, previous, crashed)
 
 
 HOVER_TARGET = (0.0, 0.0, 1.0)
@@ -111,7 +111,7 @@ def test_reach_draws_a_new_target_in_the_box_on_arrival():
     task.distance[0] = 0.5
     params = _params(rules.REACH)
     pos, level = np.array([0.0, 0.0, 1.05]), np.array([0.0, 0.0, 0.0, 1.0])
-    reward, terminated = kernels.score_world(pos, level, np.zeros(3), task, params, 0)
+    reward, terminated = kernels.score_world(pos, level, np.zeros(3), False, task, params, 0)
     assert reward == pytest.approx(10 * 0.45 + 10) and not terminated
     assert task.reached[0] == 1 and not np.allclose(task.target[0], (0, 0, 1))
     assert np.all(task.target[0] >= rules.REACH_LOW) and np.all(task.target[0] <= rules.REACH_HIGH)
@@ -126,7 +126,7 @@ def _params(task: int, noise_std: float = 0.0) -> kernels.TaskParams:
         action_low=-np.ones(4), action_high=np.ones(4), setpoint_centre=np.zeros(4),
         setpoint_below=np.ones(4), setpoint_above=np.ones(4), yaw_column=2,
         observation_low=-high, observation_high=high, noise_std=noise_std,
-        sensed=False)
+        sensed=False, sectors=0, beams=0, max_range=0.0, level_size=0)
 
 
 def _curve(amplitude=(0.8, 0.4, 0.1), period=7.0, phase=(0.3, 1.2, 2.0)) -> np.ndarray:

@@ -1,0 +1,90 @@
+"""The Navigate task's rules over one world of one drone: the goal, reward, endings and the
+LiDAR's sector encoding (plain Python on floats and arrays, compiled as they are for the
+batched VectorEnv and its PyBullet twin; :mod:`.multirotor_tasks` branches into them).
+
+**Navigate** (world ENU [m]; docs/vector_tasks.md): the drone starts in the clearing at the
+origin of a forest (``worlds.Forest``, a clearing of 2 m), within :data:`START_OFFSET` of
+``(0, 0, FLIGHT_HEIGHT)``, level but for small tilts, heading anywhere within pi/4 of +x;
+the goal is :data:`GOAL_DISTANCE` away at the same height, on a heading drawn uniformly,
+redrawn (up to :data:`GOAL_TRIES` times) while a trunk comes within :data:`GOAL_CLEARANCE`
+of it. Reward per agent step: :data:`PROGRESS_GAIN` per metre closer to the goal, plus
+:data:`GOAL_BONUS` on arrival (within :data:`GOAL_RADIUS`), minus :data:`COLLISION_PENALTY`
+on a collision (the engine's crash flag: an obstacle or the floor). The episode ends on
+arrival, collision, upside down, or leaving the volume ``|x|, |y| <= HALF_WIDTH``, ``z <=
+CEILING`` (below the trees' tops: the way is through the forest, not over it).
+
+**Observation.** The goal relative to the drone in its heading frame (x along the heading,
+y to its left, z up; with ``observation="sensors"``, which observes no attitude, in the
+world frame), then the Multirotor state as the other tasks, then the sectors.
+
+**Sectors.** The LiDAR's ``channels x beams`` ranges (beam ``j`` at azimuth ``-180 + j
+360 / beams`` deg in the body frame for a 360-degree ring, counter-clockwise from behind,
+:mod:`pyflyt_like.sensors.lidar`) are min-pooled into ``sectors`` equal arcs of beams
+(sector ``s`` holds beams ``s B // S`` to ``(s + 1) B // S - 1``, every channel), each
+divided by ``max_range``: 1 is free space as far as the LiDAR sees, 0 a surface at the
+sensor.
+"""
+
+from __future__ import annotations
+
+import math
+
+FLIGHT_HEIGHT = 1.5  # m, of the start and the goal
+START_OFFSET = 0.3  # m per horizontal axis
+GOAL_DISTANCE = 20.0  # m from the origin
+GOAL_RADIUS = 1.0  # m: arrival
+GOAL_CLEARANCE = 1.0  # m: no trunk this close to a goal (else it is redrawn)
+GOAL_TRIES = 32  # headings tried for a clear goal; the last is kept
+PROGRESS_GAIN = 1.0  # reward per metre closer
+GOAL_BONUS = 10.0
+COLLISION_PENALTY = 10.0
+HALF_WIDTH = 24.0  # m, inside the default 50 m forest
+CEILING = 4.0  # m, the default trees are 6 m tall
+START_DRAWS = 6  # uniform draws of a start (the goal's headings are drawn apart)
+
+
+def place_start(u, pos, euler, start_tilt, start_yaw):
+    """The start ``pos`` (3,) [m] and ``euler`` (3,) [rad] from the uniform draws ``u``
+    (:data:`START_DRAWS`,): the clearing's centre at :data:`FLIGHT_HEIGHT` within
+    :data:`START_OFFSET`, roll and pitch within ``start_tilt``, yaw within ``start_yaw``
+    [rad]."""
+    pos[0] = (2.0 * u[0] - 1.0) * START_OFFSET
+    pos[1] = (2.0 * u[1] - 1.0) * START_OFFSET
+    pos[2] = FLIGHT_HEIGHT
+    euler[0] = (2.0 * u[2] - 1.0) * start_tilt
+    euler[1] = (2.0 * u[3] - 1.0) * start_tilt
+    euler[2] = (2.0 * u[4] - 1.0) * start_yaw
+
+
+def place_goal(u, target):
+    """The goal ``target`` (3,) [m] on the heading ``2 pi u`` from a uniform draw ``u``."""
+    heading = 2.0 * math.pi * u
+    target[0] = GOAL_DISTANCE * math.cos(heading)
+    target[1] = GOAL_DISTANCE * math.sin(heading)
+    target[2] = FLIGHT_HEIGHT
+
+
+def score_navigate(pos, upside_down, crashed, distance, previous_distance):
+    """``(reward, terminated, arrived)`` of an agent step ending at ``pos`` (3,) [m],
+    ``distance`` [m] from the goal (``previous_distance`` the step before), ``crashed``
+    the engine's collision flag (module docstring)."""
+    reward = PROGRESS_GAIN * (previous_distance - distance)
+    arrived = distance < GOAL_RADIUS
+    if arrived:
+        reward += GOAL_BONUS
+    if crashed:
+        reward -= COLLISION_PENALTY
+    outside = abs(pos[0]) > HALF_WIDTH or abs(pos[1]) > HALF_WIDTH or pos[2] > CEILING
+    return reward, arrived or crashed or outside or upside_down, arrived
+
+
+def sector_range(ranges, beams, sectors, s, max_range):
+    """The nearest range [m] of sector ``s`` of ``sectors`` in the flat LiDAR ``ranges``
+    (channels * beams,) [m] (module docstring), at most ``max_range``."""
+    nearest = max_range
+    for c in range(ranges.shape[0] // beams):
+        for j in range(s * beams // sectors, (s + 1) * beams // sectors):
+            value = ranges[c * beams + j]
+            if value < nearest:
+                nearest = value
+    return nearest
