@@ -202,22 +202,75 @@ def test_track_starts_on_random_figure_eights_near_their_first_point():
     assert np.all(euler[:, :2] == 0.0) and np.all(np.abs(euler[:, 2]) <= math.pi / 4)
 
 
+LAND_POINT = (0.0, 0.0, 0.05)  # the touchdown point: the pad's centre, centre of mass at 5 cm
+
+
+def land(step, pos, vel, previous=None, up_z=UPRIGHT):
+    """Land's (reward, terminated, distance, arrived, landed) at ``pos``, ``vel``; the last
+    step's distance defaults to this one's (no progress)."""
+    if previous is None:
+        previous = math.dist(pos, LAND_POINT)
+    return play(step, rules.LAND, pos, up_z=up_z, vel=vel, target=LAND_POINT,
+                previous=previous)
+
+
 @BOTH
-def test_land_rewards_a_soft_touchdown_on_the_pad_only(step):
-    point = (0, 0, 0.05)
-    cases = [((0, 0, 0.05), (0, 0, -0.2), 0.05), ((0, 0, 0.05), (0, 0, -1.5), 0.05),
-             ((0.5, 0, 0.05), (0, 0, -0.2), math.hypot(0.5, 0.05)),
-             ((0, 0, 0.9), (0, 0, -0.2), 0.95)]
-    results = [play(step, rules.LAND, pos, vel=vel, target=point, previous=previous)
-               for pos, vel, previous in cases]
-    progress = 10 * 0.05
-    assert results[0][0] == pytest.approx(progress + 10 * (1 - 0.2))
-    assert results[1][0] == pytest.approx(progress)  # too fast for a bonus
-    assert results[2][0] == pytest.approx(10 * (math.hypot(0.5, 0.05) - 0.5))  # off the pad
-    assert [r[1] for r in results] == [True, True, True, False]
-    assert [r[4] for r in results] == [True, False, False, False]
-    assert play(step, rules.LAND, (0, 0, 1), up_z=UPSIDE_DOWN, target=point)[1]
-    assert play(step, rules.LAND, (3.1, 0, 1), target=point)[1]
+def test_land_pays_progress_less_the_speed_above_the_approach_envelope(step):
+    pos = (0.3, 0.4, 1.05)  # 1.118 m from the touchdown point: 1.218 m/s allowed
+    d = math.sqrt(1.25)
+    slow = land(step, pos, (0, 0, -0.5), previous=d + 0.02)
+    fast = land(step, pos, (0.6, 0, -2.0), previous=d + 0.02)
+    assert slow == (pytest.approx(10 * 0.02), False, pytest.approx(d), False, False)
+    assert fast[0] == pytest.approx(10 * 0.02 - (math.hypot(0.6, 2.0) - (d + 0.1)))
+    assert not fast[1]
+
+
+@BOTH
+def test_land_bonus_is_graded_by_offset_and_speed(step):
+    # offset 0.1 m at 0.2 m/s: on the envelope (1/s * 0.1 m + 0.1 m/s), so no cost
+    reward, terminated, distance, _, landed = land(step, (0.1, 0, 0.05), (0, 0, -0.2),
+                                                  previous=0.12)
+    assert reward == pytest.approx(10 * 0.02 + 50 * (1 - 0.5 * 0.1 / 0.2) * (1 - 0.5 * 0.2 / 0.3))
+    assert terminated and landed and distance == pytest.approx(0.1)
+    # centred, below the touchdown height: 0.11 m/s allowed at 0.01 m, so no cost
+    reward, *_, landed = land(step, (0, 0, 0.04), (0, 0, -0.1))
+    assert reward == pytest.approx(50 * (1 - 0.5 * 0.1 / 0.3)) and landed
+
+
+@BOTH
+def test_land_is_soft_below_0_3_m_per_s_counting_every_axis(step):
+    centre = (0, 0, 0.05)  # 0.1 m/s allowed at the touchdown point
+    soft = land(step, centre, (0, 0, -0.29))
+    hard = land(step, centre, (0, 0, -0.31))
+    assert soft[4] and not hard[4] and soft[1] and hard[1]
+    assert soft[0] == pytest.approx(-(0.29 - 0.1) + 50 * (1 - 0.5 * 0.29 / 0.3))
+    assert hard[0] == pytest.approx(-(0.31 - 0.1) + 10 * (1 - 0.31))  # the smaller bonus
+    assert land(step, centre, (0.2, 0, -0.2))[4]  # 0.283 m/s
+    assert not land(step, centre, (0, 0.25, -0.2))[4]  # 0.320 m/s: sideways counts too
+    reward, terminated, *_, landed = land(step, centre, (0, 0, -1.5))
+    assert reward == pytest.approx(-(1.5 - 0.1)) and terminated and not landed  # no bonus
+
+
+@BOTH
+def test_land_is_on_the_pad_within_0_2_m_horizontally(step):
+    vel = (0, 0, -0.2)  # within the envelope on both sides of the edge
+    on = land(step, (0.19, 0, 0.05), vel)
+    off = land(step, (0, -0.21, 0.05), vel)
+    diagonal = land(step, (0.15, 0.1, 0.05), vel)  # 0.180 m
+    assert on[4] and diagonal[4] and not off[4]
+    assert on[0] == pytest.approx(50 * (1 - 0.5 * 0.19 / 0.2) * (1 - 0.5 * 0.2 / 0.3))
+    assert off[0] == 0.0 and off[1]  # a touchdown off the pad ends with nothing
+
+
+@BOTH
+def test_land_ends_at_touchdown_upside_down_or_outside(step):
+    assert not land(step, (0, 0, 0.051), (0, 0, -0.1))[1]
+    assert land(step, (0, 0, 0.05), (0, 0, -0.1))[1]
+    for pos, up_z in (((0, 0, 1), UPSIDE_DOWN), ((3.1, 0, 1), UPRIGHT),
+                      ((0, -3.1, 1), UPRIGHT), ((0, 0, 4.1), UPRIGHT)):
+        reward, terminated, *_, landed = land(step, pos, (0, 0, 0), up_z=up_z)
+        assert terminated and not landed and reward == 0.0
+    assert not land(step, (2.9, -2.9, 3.9), (0, 0, 0))[1]
 
 
 def test_noise_is_added_before_clipping_to_the_bounds():
