@@ -56,6 +56,9 @@ from .world_random import next_uniform, next_ziggurat_normal
 #: :data:`~pyflyt_like.batch.sensors.SENSOR_FIELDS`).
 RAY_FIELDS = ("ray_periods", "ray_coefficients", "ray_cast", "ray_first", "ray_directions",
               "ray_scales", "ray_readings", "ray_times", "ray_countdown")
+#: The ray fields that are the engine's, shared by every world (no world axis).
+RAY_CONSTANTS = ("ray_periods", "ray_coefficients", "ray_cast", "ray_first", "ray_directions",
+                 "ray_scales")
 #: The key of each ray sensor's reading in ``read_sensors`` (as the PyBullet Aviary's).
 READING_KEYS = {"lidar": "ranges", "depth": "depth"}
 

@@ -88,6 +88,7 @@ from pyflyt_like.sensors.config import SENSOR_NAMES, sensor_periods
 from pyflyt_like.sensors.params import SensorParams
 
 from .ray_sensors import (
+    RAY_CONSTANTS,
     RAY_FIELDS,
     rangefinder_truth,
     read_ray_sensors,
@@ -101,6 +102,10 @@ from .world_random import fill_ziggurat_normals
 SENSOR_FIELDS = ("sensor_periods", "sensor_coefficients", "sensor_state", "sensor_ring",
                  "sensor_readings", "sensor_times", "sensor_streams", "sensor_countdown",
                  "sensor_scratch", *RAY_FIELDS)
+
+#: The sensor fields that are the engine's, shared by every world (no world axis); the
+#: others lead with (W, D) or (W,).
+SENSOR_CONSTANTS = ("sensor_periods", "sensor_coefficients", *RAY_CONSTANTS)
 
 IMU, BARO, MAG, GNSS, RANGE = range(5)  # the SENSOR_NAMES order
 _MODULES = (imu, barometer, magnetometer, gnss, rangefinder)
