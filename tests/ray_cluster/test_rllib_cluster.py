@@ -27,7 +27,7 @@ from pyflyt_like.integrations.rllib import (  # noqa: E402
 def test_every_task_and_scene_is_registered_and_builds_with_its_env_config():
     ids = register_rllib_envs()
     assert ids == single_agent_ids() + list(MULTI_AGENT_SCENES)
-    assert len(ids) == 15  # 13 single-agent tasks (the PyBullet ones and twins), 2 scenes
+    assert len(ids) == 16  # 14 single-agent tasks (the PyBullet ones and twins), 2 scenes
     for env_id in ids:
         assert _global_registry.contains(ENV_CREATOR, env_id), env_id
     hover = _global_registry.get(ENV_CREATOR, "pyflyt_like/QuadX-Hover-v0")(
