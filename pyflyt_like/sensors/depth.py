@@ -83,22 +83,8 @@ PARAMETERS = {
     "fov_deg": Parameter("positive", "deg", "vertical field of view, in (0, 180); the "
                          "horizontal one is 2 atan(width / height tan(fov_deg / 2))",
                          None, 180.0),
-    "min_range": Parameter("number", "m", "shortest depth measured; a nearer surface reads "
-                           "min_range", 0.0),
-    "max_range": Parameter("positive", "m", "longest depth measured (the far plane); no "
-                           "surface within it reads max_range"),
-    "noise": Parameter("number", "m", "standard deviation of the depth noise, constant "
-                       "part: sigma(z) = noise + noise_per_metre z", 0.0),
-    "noise_per_metre": Parameter("number", "-", "standard deviation of the depth noise per "
-                                 "metre of depth", 0.0),
-    "dropout": Parameter("number", "-", "probability that a pixel returns nothing (reads "
-                         "max_range), per pixel and sample", 0.0, 1.0),
-    "mounting_position": Parameter("vector", "m", "the camera's origin in the body frame, "
-                                   "from the centre of mass"),
-    "mounting_orientation_deg": Parameter("vector", "deg", "roll, pitch, yaw of the sensor "
-                                          "frame in the body frame (R_bs = Rz(yaw) "
-                                          "Ry(pitch) Rx(roll), sensor to body); the camera "
-                                          "looks along the sensor's +x, +90 pitch looks down"),
+    **lidar.ray_parameters("depth", "pixel", "camera", "; the camera looks along the "
+                           "sensor's +x, +90 pitch looks down"),
 }
 
 

@@ -83,6 +83,30 @@ SAMPLE_DRAWS = NORMAL_DRAWS + UNIFORM_DRAWS
 #: sample (a million rays take 1-3 s of PyBullet ray tests).
 MAX_RAYS = 1 << 20
 
+def ray_parameters(reading: str, ray: str, sensor: str, looks: str = "") -> dict[str, Parameter]:
+    """The parameters every ray sensor shares (range limits, noise, dropout, mounting), in
+    words for one: ``reading`` what it measures ("range", "depth"), ``ray`` what returns
+    it ("beam", "pixel"), ``sensor`` what it is ("sensor", "camera"), ``looks`` where the
+    sensor frame looks (appended to the orientation's description)."""
+    return {
+        "min_range": Parameter("number", "m", f"shortest {reading} measured; a nearer surface "
+                               "reads min_range", 0.0),
+        "max_range": Parameter("positive", "m", f"longest {reading} measured; no surface "
+                               "within it reads max_range"),
+        "noise": Parameter("number", "m", f"standard deviation of the {reading} noise, "
+                           f"constant part: sigma(d) = noise + noise_per_metre d", 0.0),
+        "noise_per_metre": Parameter("number", "-", f"standard deviation of the {reading} "
+                                     f"noise per metre of {reading}", 0.0),
+        "dropout": Parameter("number", "-", f"probability that a {ray} returns nothing (reads "
+                             f"max_range), per {ray} and sample", 0.0, 1.0),
+        "mounting_position": Parameter("vector", "m", f"the {sensor}'s origin in the body "
+                                       "frame, from the centre of mass"),
+        "mounting_orientation_deg": Parameter("vector", "deg", "roll, pitch, yaw of the "
+                                              "sensor frame in the body frame (R_bs = Rz(yaw) "
+                                              f"Ry(pitch) Rx(roll), sensor to body){looks}"),
+    }
+
+
 #: The LiDAR's parameters (name -> :class:`~pyflyt_like.sensors.params.Parameter`).
 PARAMETERS = {
     "update_rate": UPDATE_RATE,
@@ -98,21 +122,7 @@ PARAMETERS = {
     "vertical_center_deg": Parameter("number", "deg", "elevation of the vertical field of "
                                      "view's centre, positive up; the field must stay "
                                      "within [-90, 90]", -90.0, 90.0),
-    "min_range": Parameter("number", "m", "shortest range measured; a closer surface reads "
-                           "min_range", 0.0),
-    "max_range": Parameter("positive", "m", "longest range measured; no return reads "
-                           "max_range"),
-    "noise": Parameter("number", "m", "standard deviation of the range noise, constant "
-                       "part: sigma(r) = noise + noise_per_metre r", 0.0),
-    "noise_per_metre": Parameter("number", "-", "standard deviation of the range noise per "
-                                 "metre of range", 0.0),
-    "dropout": Parameter("number", "-", "probability that a beam returns nothing (reads "
-                         "max_range), per beam and sample", 0.0, 1.0),
-    "mounting_position": Parameter("vector", "m", "the sensor's origin in the body frame, "
-                                   "from the centre of mass"),
-    "mounting_orientation_deg": Parameter("vector", "deg", "roll, pitch, yaw of the sensor "
-                                          "frame in the body frame (R_bs = Rz(yaw) "
-                                          "Ry(pitch) Rx(roll), sensor to body)"),
+    **ray_parameters("range", "beam", "sensor"),
 }
 
 

@@ -44,6 +44,8 @@ from pyflyt_like.core.world_bodies import FACET_TOLERANCE, cylinder_mesh
 from pyflyt_like.sensors import depth, lidar, resolve_sensor
 from pyflyt_like.worlds import Box, Cylinder, Forest, Sphere, World
 
+from ._ray_sensing import place, sensing_aviary
+
 PHYSICS_HZ = 240
 HEIGHT, WIDTH, FOV = 24, 32, 60.0
 NEAR, FAR = 0.1, 20.0
@@ -60,13 +62,8 @@ EXACT_TO, ROUNDING = 1e-3, 1e-9
 
 def _aviary(sensors, positions=((0.0, 0.0, 1.4),), orientations=None, seed=0,
             world: World | None = None) -> Aviary:
-    positions = np.array(positions, dtype=float)
-    orientations = np.zeros_like(positions) if orientations is None else np.array(
-        orientations, dtype=float)
-    return Aviary(start_pos=positions, start_orn=orientations, drone_type="quadx",
-                  physics_hz=PHYSICS_HZ, seed=seed,
-                  drone_options={"sensors": sensors, "control_hz": PHYSICS_HZ},
-                  world=world)
+    return sensing_aviary(sensors, positions, orientations, physics_hz=PHYSICS_HZ, seed=seed,
+                          world=world)
 
 
 def _camera_params(tilt_deg: float, **overrides) -> depth.DepthParams:
@@ -259,13 +256,6 @@ def _assert_exact(errors: np.ndarray, label: str) -> None:
     assert np.mean(errors <= ROUNDING) >= 0.999, (label, np.mean(errors <= ROUNDING))
 
 
-def _place(aviary, position, quat) -> tuple[tuple, tuple]:
-    client, body = aviary._client, aviary.drones[0].Id
-    pybullet.resetBasePositionAndOrientation(body, list(position), list(quat),
-                                             physicsClientId=client)
-    return pybullet.getBasePositionAndOrientation(body, physicsClientId=client)
-
-
 WIDE = {"preset": "ideal", "width": 48, "height": 36, "fov_deg": 100.0, "max_range": 30.0,
         "mounting_position": [0.08, 0.0, 0.02]}
 
@@ -295,7 +285,7 @@ def test_every_depth_is_the_closed_form(world):
                 if world.distance(position) > 0.15:
                     break
             quat = rng.normal(size=4)
-            pose = _place(aviary, position, quat / np.linalg.norm(quat))
+            pose = place(aviary, position, quat / np.linalg.norm(quat))
             _assert_exact(_depth_errors(caster, world, pose), "random pose")
             hits += np.isfinite(caster.truths).sum()
         assert hits > 0.2 * 6 * caster.truths.size  # surfaces seen, not only the sky

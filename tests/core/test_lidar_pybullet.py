@@ -25,6 +25,8 @@ from pyflyt_like.core.abstractions.lidar import MAX_BATCH, LidarCaster
 from pyflyt_like.sensors import lidar, resolve_sensors
 from pyflyt_like.worlds import Box, Clutter, Cylinder, Forest, Rooms, Sphere, World
 
+from ._ray_sensing import place, sensing_aviary
+
 PHYSICS_HZ = 240
 SCAN = {"preset": "ideal", "channels": 12, "beams": 120, "vertical_fov_deg": 70.0,
         "max_range": 40.0}
@@ -54,17 +56,8 @@ WORLDS = {
 
 def _aviary(sensors, positions=((0.0, 0.0, 1.5),), orientations=None, drone_type="quadx",
             seed=0, world: object = None) -> Aviary:
-    """Drones with one physics step per ``aviary.step()`` among the obstacles of ``world``
-    (spawned before the first reset, so the sample at t = 0 sees them)."""
-    positions = np.array(positions, dtype=float)
-    orientations = np.zeros_like(positions) if orientations is None else np.array(
-        orientations, dtype=float)
-    options = {"sensors": sensors}
-    if drone_type == "quadx":
-        options["control_hz"] = PHYSICS_HZ
-    return Aviary(start_pos=positions, start_orn=orientations, drone_type=drone_type,
-                  physics_hz=PHYSICS_HZ, seed=seed, drone_options=options,
-                  world=None if isinstance(world, World) and not len(world) else world)
+    return sensing_aviary(sensors, positions, orientations, physics_hz=PHYSICS_HZ,
+                          drone_type=drone_type, seed=seed, world=world)
 
 
 def _caster(aviary, index=0) -> LidarCaster:
@@ -75,15 +68,6 @@ def _extra_caster(aviary, config: dict) -> LidarCaster:
     """Another caster of drone 0, for another scan (the drone keeps its group bit)."""
     params = resolve_sensors({"lidar": config}, PHYSICS_HZ)["lidar"]
     return LidarCaster(aviary.drones[0].p, aviary.drones[0], params)
-
-
-def _place(aviary, position, quat) -> tuple[tuple, tuple]:
-    """Put drone 0 at ``position`` with attitude ``quat`` (x, y, z, w); returns the pose
-    Bullet holds (the caster reads it at each cast)."""
-    client, body = aviary._client, aviary.drones[0].Id
-    pybullet.resetBasePositionAndOrientation(body, list(position), list(quat),
-                                             physicsClientId=client)
-    return pybullet.getBasePositionAndOrientation(body, physicsClientId=client)
 
 
 def _errors(caster: LidarCaster, world: World | None, pose) -> np.ndarray:
@@ -140,7 +124,7 @@ def test_every_ray_is_the_closed_form(name):
                 if not len(world) or world.distance(position) > 0.15:
                     break
             quat = rng.normal(size=4)
-            errors = _errors(caster, world, _place(aviary, position, quat / np.linalg.norm(
+            errors = _errors(caster, world, place(aviary, position, quat / np.linalg.norm(
                 quat)))
             _assert_exact(errors, name)
             hits += np.isfinite(caster.truths).sum()
@@ -197,7 +181,7 @@ def test_grazing_beams_are_exact(world):
         aviary.add_world(world)  # after construction: the caster maps the new bodies
         for _, position, yaw, scan, label in cases:
             caster = _extra_caster(aviary, scan)
-            pose = _place(aviary, position, _yaw(yaw))
+            pose = place(aviary, position, _yaw(yaw))
             errors = _errors(caster, world, pose)
             _assert_exact(errors, label)
             assert 0.05 < np.isfinite(caster.truths).mean() < 0.95, label  # both sides
@@ -233,7 +217,7 @@ def test_a_beam_past_a_walls_edge_goes_on_behind_it():
     world = World([wall, ceiling, pillar])
     with _aviary({"imu": "ideal"}, positions=[(3.0, -1.0, 1.0)], world=world) as aviary:
         caster = _extra_caster(aviary, _fan(0.02, 801, 20.0, 21))
-        pose = _place(aviary, (1.0 + 1e-4, 0.0, 1.0), _yaw(0.5 * math.pi))
+        pose = place(aviary, (1.0 + 1e-4, 0.0, 1.0), _yaw(0.5 * math.pi))
         ids, _ = caster._first_pass()
         grazing = ids == aviary.world_body_ids[0]
         exact = lidar.true_ranges(world, *pose, caster.params).reshape(-1)
@@ -251,7 +235,7 @@ def test_a_beam_from_inside_an_obstacle_reads_zero(inside):
     world = World([inside, Cylinder(x=3.0, y=0.0, radius=0.3, height=5.0)])
     with _aviary({"lidar": SCAN}, positions=[(6.0, 0.0, 1.0)], world=world) as aviary:
         caster = _caster(aviary)
-        pose = _place(aviary, (0.0, 0.0, 1.0), (0.1, 0.2, 0.3, math.sqrt(0.86)))
+        pose = place(aviary, (0.0, 0.0, 1.0), (0.1, 0.2, 0.3, math.sqrt(0.86)))
         assert world.distance(pose[0]) < 0.0  # the mounting point too: mounted at 0
         _assert_exact(_errors(caster, world, pose), "inside")
         assert np.all(caster.truths == 0.0)
