@@ -179,7 +179,8 @@ class PackageCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheL
 
 class CompileNotice(event.Listener):
     """Prints one line to stderr when numba starts compiling (a cache miss) a function of
-    this package, the first time in the process: the first run takes about 30 s."""
+    this package, the first time in the process: the first run takes from about 30 s (the
+    engine alone) to a few minutes (a task's kernels with obstacles and sensors)."""
 
     def __init__(self):
         self.said = False
@@ -199,7 +200,8 @@ class CompileNotice(event.Listener):
             where = f"cached in {folder}"
         else:
             where = f"cached in {path}"
-        print(f"pyflyt_like: compiling the batched engine's kernels (about 30 s; {where})",
+        print(f"pyflyt_like: compiling the batched engine's kernels, once (30 s to a few "
+              f"minutes; {where})",
               file=sys.stderr, flush=True)
 
     def on_end(self, compile_event) -> None:

@@ -175,12 +175,14 @@ def task_distance(task, pos, target, curve, time):
     return distance_to(pos, target)
 
 
-def score_step(task, pos, up_z, vel, target, curve, time, previous_distance, crashed):
+def score_step(task, pos, up_z, vel, target, curve, time, previous_distance, crashed,
+               clearance):
     """One agent step's ``(reward, terminated, distance, arrived, landed)`` for the drone
     at ``pos`` (3,) [m] with velocity ``vel`` (3,) [m/s] and body z axis's world z
     component ``up_z`` (negative: upside down), at ``time`` [s] since the start;
     ``previous_distance`` [m] is the last step's ``distance``; ``crashed`` the engine's
-    collision flag (Navigate ends on it; the others end on their own rules).
+    collision flag (Navigate ends on it; the others end on their own rules);
+    ``clearance`` [m] the distance to the nearest obstacle (Navigate's alone).
 
     ``arrived``: Reach's target is reached (the caller draws the next with
     :func:`place_reach_target`; ``distance`` is to the reached one). ``landed``: Land's
@@ -208,8 +210,8 @@ def score_step(task, pos, up_z, vel, target, curve, time, previous_distance, cra
                 outside = True
         terminated = outside or upside_down or low
     elif task == NAVIGATE:
-        reward, terminated, arrived = score_navigate(pos, upside_down, crashed, distance,
-                                                     previous_distance)
+        reward, terminated, arrived = score_navigate(pos, vel, upside_down, crashed, distance,
+                                                     previous_distance, clearance)
     else:
         speed = math.sqrt(vel[0] * vel[0] + vel[1] * vel[1] + vel[2] * vel[2])
         # Progress alone pays for a dive (a crash keeps it all); past the envelope a m/s

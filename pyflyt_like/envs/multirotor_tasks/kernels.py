@@ -153,15 +153,20 @@ def setpoint_of(quat, task, params, w, setpoint):
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
-def score_world(pos, quat, vel, crashed, task, params, w):
+def score_world(pos, quat, vel, crashed, task, params, w, pool):
     """Score world ``w``'s agent step (its drone at ``pos``, ``quat``, ``vel``, its
-    collision flag ``crashed``): reward, Reach's next target on arrival, Land's soft
-    landing, Navigate's arrival; returns (reward, terminated)."""
+    collision flag ``crashed``, its obstacles those of its layout in ``pool``, the arrays of
+    a :class:`~pyflyt_like.worlds.LayoutPool`): reward, Reach's next target on arrival,
+    Land's soft landing, Navigate's arrival; returns (reward, terminated)."""
     task.step_count[w] += 1
     time = task.step_count[w] * params.agent_period
+    clearance = navigate.CLEARANCE_MARGIN  # no obstacles: nothing near
+    if params.level_size > 0:
+        clearance = pool_distance(*pool, task.layout[w], pos[0], pos[1], pos[2],
+                                  navigate.CLEARANCE_MARGIN)
     reward, terminated, distance, arrived, landed = score_step(
         params.task, pos, up_z_of(quat), vel, task.target[w], task.curve[w], time,
-        task.distance[w], crashed)
+        task.distance[w], crashed, clearance)
     if arrived and params.task == rules.NAVIGATE:
         task.reached[w] += 1
     elif arrived:
@@ -253,7 +258,7 @@ def _play_world(state, plant, nominal, config, noise, task, params, w, observati
         _restart_world(state, plant, config, task, params, w, observation)
         return rules.FAILURE_REWARD, True, False
     reward, terminated = score_world(state.pos[w, 0], state.quat[w, 0], state.vel[w, 0],
-                                     state.crashed[w, 0], task, params, w)
+                                     state.crashed[w, 0], task, params, w, pool_of(config))
     _observe_state(state, task, params, w, observation)
     return reward, terminated, (not terminated) and task.step_count[w] >= params.max_steps
 

@@ -128,7 +128,8 @@ class MultirotorTwinEnv(gymnasium.Env):
         kernels.setpoint_of(world.quat, task, params, 0, self._setpoint)
         world.step(self._setpoint, params.physics_steps)
         reward, terminated = kernels.score_world(world.pos, world.quat, world.vel,
-                                                 world.crashed, task, params, 0)
+                                                 world.crashed, task, params, 0,
+                                                 self._pool_arrays)
         self._observe()
         truncated = (not terminated) and bool(task.step_count[0] >= params.max_steps)
         return (self._observation.copy(), float(reward), bool(terminated), truncated,

@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pytest
 
+from pyflyt_like.batch.obstacles import empty_pool
 from pyflyt_like.common.multirotor_model import load_multirotor_model
 from pyflyt_like.envs.multirotor_tasks import kernels
 from pyflyt_like.envs.multirotor_tasks.actions import YAW_TURN, hover_centred_scaling
@@ -71,10 +72,11 @@ def test_rotation_heading_and_up_axis_match_pybullet():
 
 def play(step, task, pos, up_z=UPRIGHT, vel=(0, 0, 0), target=(0, 0, 0), curve=None,
          time=1.0, previous=0.0, crashed=False):
-    """``step``'s (reward, terminated, distance, arrived, landed) of one hand-made state."""
+    """``step``'s (reward, terminated, distance, arrived, landed) of one hand-made state
+    (no obstacle near: only Navigate reads the clearance)."""
     curve = np.zeros(9) if curve is None else np.asarray(curve, float)
     return step(task, np.asarray(pos, float), up_z, np.asarray(vel, float),
-                np.asarray(target, float), curve, time, previous, crashed)
+                np.asarray(target, float), curve, time, previous, crashed, math.inf)
 
 
 HOVER_TARGET = (0.0, 0.0, 1.0)
@@ -111,7 +113,8 @@ def test_reach_draws_a_new_target_in_the_box_on_arrival():
     task.distance[0] = 0.5
     params = _params(rules.REACH)
     pos, level = np.array([0.0, 0.0, 1.05]), np.array([0.0, 0.0, 0.0, 1.0])
-    reward, terminated = kernels.score_world(pos, level, np.zeros(3), False, task, params, 0)
+    reward, terminated = kernels.score_world(pos, level, np.zeros(3), False, task, params, 0,
+                                             tuple(empty_pool()))
     assert reward == pytest.approx(10 * 0.45 + 10) and not terminated
     assert task.reached[0] == 1 and not np.allclose(task.target[0], (0, 0, 1))
     assert np.all(task.target[0] >= rules.REACH_LOW) and np.all(task.target[0] <= rules.REACH_HIGH)

@@ -12,7 +12,7 @@ import numpy as np
 import pybullet
 import pytest
 
-from pyflyt_like.batch.obstacles import layout_world
+from pyflyt_like.batch.obstacles import empty_pool, layout_world
 from pyflyt_like.batch.world_random import next_uniform
 from pyflyt_like.common.multirotor_model import load_multirotor_model
 from pyflyt_like.common.rotations import quat_to_matrix
@@ -45,10 +45,12 @@ SECTORS = DEFAULT_SECTORS  # 16, of the default 64 beams: 4 beams each
 IDEAL_LIDAR = {"lidar": {**default_lidar(50), "noise_per_metre": 0.0, "dropout": 0.0}}
 
 
-def play(step, pos, up_z=UPRIGHT, target=(20.0, 0.0, 1.5), previous=20.0, crashed=False):
-    """``step``'s (reward, terminated, distance, arrived, landed) of one Navigate state."""
-    return step(rules.NAVIGATE, np.asarray(pos, float), up_z, np.zeros(3),
-                np.asarray(target, float), np.zeros(9), 1.0, previous, crashed)
+def play(step, pos, up_z=UPRIGHT, target=(20.0, 0.0, 1.5), previous=20.0, crashed=False,
+         vel=(0.0, 0.0, 0.0), clearance=navigate.CLEARANCE_MARGIN):
+    """``step``'s (reward, terminated, distance, arrived, landed) of one Navigate state (by
+    default at rest, no trunk near)."""
+    return step(rules.NAVIGATE, np.asarray(pos, float), up_z, np.asarray(vel, float),
+                np.asarray(target, float), np.zeros(9), 1.0, previous, crashed, clearance)
 
 
 # ----------------------------------------------------------------------------------- rules
@@ -60,6 +62,25 @@ def test_progress_pays_a_reward_per_metre_closer(step):
     assert not terminated and not arrived
     reward, *_ = play(step, (0.0, 0.0, 1.5), previous=19.5)  # backwards: a negative reward
     assert reward == pytest.approx(-0.5)
+
+
+@BOTH
+def test_speed_past_cruise_costs_per_metre_per_second(step):
+    # 1 m of progress at 2, 3 and 5 m/s: the last pays 0.05 per m/s above 3
+    for speed, cost in ((2.0, 0.0), (3.0, 0.0), (5.0, 0.1)):
+        vel = (0.0, speed * 0.6, speed * 0.8)  # any direction: the speed's norm counts
+        reward, terminated, *_ = play(step, (1.0, 0.0, 1.5), previous=20.0, vel=vel)
+        assert reward == pytest.approx(1.0 - cost) and not terminated
+    assert navigate.CRUISE_SPEED == 3.0 and navigate.OVERSPEED_COST == 0.05
+
+
+@BOTH
+def test_a_trunk_nearer_than_the_margin_costs_linearly_up_to_contact(step):
+    costs = [-play(step, (1.0, 0.0, 1.5), previous=19.0, clearance=c)[0]
+             for c in (0.0, 0.125, 0.25, 0.5, 3.0, math.inf)]
+    assert costs == pytest.approx([0.2, 0.15, 0.1, 0.0, 0.0, 0.0])
+    assert navigate.CLEARANCE_MARGIN == 0.5 and navigate.CLEARANCE_COST == 0.2
+    assert not play(step, (1.0, 0.0, 1.5), previous=19.0, clearance=0.0)[1]  # no ending
 
 
 @BOTH
@@ -84,16 +105,26 @@ def test_a_crash_costs_ten_and_ends(step):
 
 
 @BOTH
-def test_the_episode_ends_outside_the_volume_or_upside_down(step):
-    ends = [play(step, pos)[1] for pos in ((24.01, 0.0, 1.5), (-24.01, 0.0, 1.5),
-                                           (0.0, 24.01, 1.5), (0.0, -24.01, 1.5),
-                                           (0.0, 0.0, 4.01))]
-    assert ends == [True] * 5
-    stays = [play(step, pos)[1] for pos in ((23.99, -23.99, 1.5), (0.0, 0.0, 3.99),
-                                            (0.0, 0.0, 0.01))]  # low is no ending here
-    assert stays == [False] * 3
-    assert play(step, (0.0, 0.0, 1.5), up_z=UPSIDE_DOWN)[1]
-    assert not play(step, (0.0, 0.0, 1.5), up_z=0.01)[1]
+def test_leaving_the_volume_or_turning_upside_down_costs_ten_and_ends(step):
+    # the previous distance is the new one: no progress, the reward is the penalty alone
+    def ending(pos, up_z=UPRIGHT):
+        previous = float(np.linalg.norm(np.subtract((20.0, 0.0, 1.5), pos)))
+        reward, terminated, *_ = play(step, pos, up_z=up_z, previous=previous)
+        return reward, terminated
+
+    penalty = (-navigate.FAILURE_PENALTY, True)
+    ends = [ending(pos) for pos in ((24.01, 0.0, 1.5), (-24.01, 0.0, 1.5), (0.0, 24.01, 1.5),
+                                    (0.0, -24.01, 1.5), (0.0, 0.0, 4.01))]
+    assert ends == [pytest.approx(penalty)] * 5 and navigate.FAILURE_PENALTY == 10.0
+    stays = [ending(pos) for pos in ((23.99, -23.99, 1.5), (0.0, 0.0, 3.99),
+                                     (0.0, 0.0, 0.01))]  # low is no ending here
+    assert stays == [pytest.approx((0.0, False))] * 3
+    assert ending((0.0, 0.0, 1.5), up_z=UPSIDE_DOWN) == pytest.approx(penalty)
+    assert ending((0.0, 0.0, 1.5), up_z=0.01) == pytest.approx((0.0, False))
+    # a crash out of the volume is one failure: one penalty
+    reward, terminated, *_ = play(step, (0.0, 0.0, 4.5), previous=float(np.hypot(20, 3)),
+                                  crashed=True)
+    assert reward == pytest.approx(-navigate.FAILURE_PENALTY) and terminated
 
 
 # Channel 0 and 1 of 8 beams [m] (max range 12): sector minima by hand below.
@@ -153,10 +184,26 @@ def test_arrival_counts_a_goal_and_draws_no_new_one():
     task.distance[0] = 1.2
     level = np.array([0.0, 0.0, 0.0, 1.0])
     reward, terminated = kernels.score_world(np.array([19.5, 0.0, 1.5]), level, np.zeros(3),
-                                             False, task, params, 0)
+                                             False, task, params, 0, tuple(empty_pool()))
     assert reward == pytest.approx(0.7 + 10.0) and terminated
     assert task.reached[0] == 1  # the info's goal_reached
     np.testing.assert_array_equal(task.target[0], (20.0, 0.0, 1.5))  # Reach would redraw it
+
+
+def test_the_clearance_is_the_layouts_distance_from_the_drone():
+    # a lone trunk of radius 0.2 at (5, 0): drones 0.1 m, 0.3 m and 1 m from its surface
+    pool = tuple(pack_layouts([World(), World([Cylinder(5.0, 0.0, 0.2, 6.0)])]))
+    params = _navigate_params(1)
+    level = np.array([0.0, 0.0, 0.0, 1.0])
+    for layout, x, cost in ((1, 4.7, 0.2 * 0.8), (1, 4.5, 0.2 * 0.4), (1, 3.8, 0.0),
+                            (0, 4.7, 0.0)):  # layout 0 holds nothing
+        task = kernels.zeros_arrays(1, 4, params.observation_low.shape[0], 0)
+        task.target[0] = (x, -20.0, 1.5)
+        task.distance[0] = 20.0  # no progress
+        task.layout[0] = layout
+        reward, terminated = kernels.score_world(np.array([x, 0.0, 1.5]), level, np.zeros(3),
+                                                 False, task, params, 0, pool)
+        assert reward == pytest.approx(-cost, abs=1e-12) and not terminated
 
 
 # ------------------------------------------------------------------------------ draw_start
@@ -375,8 +422,11 @@ def test_a_drone_flown_into_a_tree_crashes_and_the_next_step_restarts_it():
         assert crash is not None, "no drone of 16 met a trunk flying 150 steps straight on"
         w, _, reward, before, after = crash
         assert envs.sim.crashed[w, 0]
-        assert np.all(envs.sim.vel[w, 0] == 0.0)  # stopped where it touched
-        assert reward == pytest.approx(before - after - navigate.COLLISION_PENALTY, abs=1e-9)
+        assert np.all(envs.sim.vel[w, 0] == 0.0)  # stopped where it touched: no overspeed
+        clearance = envs.sim.world_of(w).distance(envs.sim.pos[w, 0])
+        assert reward == pytest.approx(
+            before - after - navigate.FAILURE_PENALTY
+            - navigate.CLEARANCE_COST * (1.0 - clearance / navigate.CLEARANCE_MARGIN), abs=1e-9)
         observations, rewards, terminated, truncated, _ = envs.step(np.tile(FORWARD, (16, 1)))
         assert rewards[w] == 0.0 and not terminated[w] and not truncated[w]
         assert not envs.sim.crashed[w, 0]
@@ -564,11 +614,17 @@ def test_a_twin_flown_into_a_tree_crashes_as_the_vector_env_does():
                 break
         assert terminated and inner.world.crashed
         assert abs(ended - crash_step) <= 1
-        assert reward == pytest.approx(distance - info["distance"] - 10.0, abs=1e-9)
-        assert reward == pytest.approx(vector_reward, abs=0.2)
         # against a trunk of the layout (PyBullet's contacts come within its margin)
         world = inner.world.aviary.world
-        assert world.distance(inner.world.pos) < envs.sim.collision_radius + 0.03
+        clearance = world.distance(inner.world.pos)
+        assert clearance < envs.sim.collision_radius + 0.03
+        speed = float(np.linalg.norm(inner.world.vel))
+        assert reward == pytest.approx(
+            distance - info["distance"] - 10.0
+            - navigate.OVERSPEED_COST * max(0.0, speed - navigate.CRUISE_SPEED)
+            - navigate.CLEARANCE_COST * max(0.0, 1.0 - clearance / navigate.CLEARANCE_MARGIN),
+            abs=1e-9)
+        assert reward == pytest.approx(vector_reward, abs=0.2)
     finally:
         envs.close()
         twin.close()
