@@ -83,6 +83,7 @@ SAMPLE_DRAWS = NORMAL_DRAWS + UNIFORM_DRAWS
 #: sample (a million rays take 1-3 s of PyBullet ray tests).
 MAX_RAYS = 1 << 20
 
+
 def ray_parameters(reading: str, ray: str, sensor: str, looks: str = "") -> dict[str, Parameter]:
     """The parameters every ray sensor shares (range limits, noise, dropout, mounting), in
     words for one: ``reading`` what it measures ("range", "depth"), ``ray`` what returns
