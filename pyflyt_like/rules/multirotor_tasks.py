@@ -47,7 +47,7 @@ import math
 from pyflyt_like.common import sensor_readings as readings
 from pyflyt_like.common.rotations import quat_to_matrix
 
-from .navigate import place_goal, place_start, score_navigate, sector_range
+from .navigate import place_goal, place_start, score_navigate, sector_range, sector_value
 
 HOVER, REACH, TRACK, LAND, NAVIGATE = 0, 1, 2, 3, 4
 TASK_NAMES = ("Hover", "Reach", "Track", "Land", "Navigate")  # by task number
@@ -374,9 +374,10 @@ def observe_sensed(task, sensed, periods, target, curve, time, last_action, nois
 
 def put_sectors(ranges, beams, max_range, noise, noise_std, low, high, out, first):
     """Navigate's LiDAR sectors into ``out[first:]``: each sector's nearest range of the
-    flat ``ranges`` (channels * beams,) [m] over ``max_range`` [m]
-    (:func:`~.navigate.sector_range`), noise and clipping as :func:`observe`."""
+    flat ``ranges`` (channels * beams,) [m] up to ``max_range`` [m]
+    (:func:`~.navigate.sector_range`), as its inverse (:func:`~.navigate.sector_value`),
+    noise and clipping as :func:`observe`."""
     sectors = out.shape[0] - first
     for s in range(sectors):
-        _put(out, first + s, sector_range(ranges, beams, sectors, s, max_range) / max_range,
+        _put(out, first + s, sector_value(sector_range(ranges, beams, sectors, s, max_range)),
              noise, noise_std, low, high)

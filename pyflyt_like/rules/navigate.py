@@ -31,8 +31,11 @@ world frame), then the Multirotor state as the other tasks, then the sectors.
 360 / beams`` deg in the body frame for a 360-degree ring, counter-clockwise from behind,
 :mod:`pyflyt_like.sensors.lidar`) are min-pooled into ``sectors`` equal arcs of beams
 (sector ``s`` holds beams ``s B // S`` to ``(s + 1) B // S - 1``, every channel), each
-divided by ``max_range``: 1 is free space as far as the LiDAR sees, 0 a surface at the
-sensor.
+read as its inverse, ``SECTOR_NEAR / range`` capped at 1: 1 is a surface within
+:data:`SECTOR_NEAR`, 0.25 one at 2 m, ``SECTOR_NEAR / max_range`` free space as far as the
+LiDAR sees. The inverse spreads the ranges that decide a dodge (a trunk at 1 m against one
+at 0.5 m: 0.5 against 1) where ``range / max_range`` pressed them together (0.08 against
+0.04), as Aerial Gym's inverse-range LiDAR encoding does.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ GOAL_DISTANCE = 20.0  # m from the origin
 GOAL_RADIUS = 1.0  # m: arrival
 GOAL_CLEARANCE = 1.0  # m: no trunk this close to a goal (else it is redrawn)
 GOAL_TRIES = 32  # headings tried for a clear goal; the last is kept
+SECTOR_NEAR = 0.5  # m: a LiDAR sector reads SECTOR_NEAR / range, 1 this close or closer
 PROGRESS_GAIN = 1.0  # reward per metre closer
 GOAL_BONUS = 10.0
 FAILURE_PENALTY = 10.0  # a collision, upside down or outside
@@ -96,6 +100,12 @@ def score_navigate(pos, vel, upside_down, crashed, distance, previous_distance, 
     if failed:
         reward -= FAILURE_PENALTY
     return reward, arrived or failed, arrived
+
+
+def sector_value(nearest):
+    """A sector's observation of its nearest range ``nearest`` [m] (> 0): ``SECTOR_NEAR /
+    nearest``, at most 1 (module docstring)."""
+    return 1.0 if nearest <= SECTOR_NEAR else SECTOR_NEAR / nearest
 
 
 def sector_range(ranges, beams, sectors, s, max_range):

@@ -42,6 +42,7 @@ place_start = compile_shared(navigate.place_start)
 place_goal = compile_shared(navigate.place_goal)
 score_navigate = compile_shared(navigate.score_navigate)
 sector_range = compile_shared(navigate.sector_range)
+sector_value = compile_shared(navigate.sector_value)
 start_episode = compile_shared(rules.start_episode, _in_box, _tilted, place_reach_target,
                                reference_point, place_start, place_goal)
 distance_to = compile_shared(rules.distance_to)
@@ -55,7 +56,7 @@ _features = compile_shared(rules._features, reference_point, _put)
 _put_action = compile_shared(rules._put_action, _put)
 observe = compile_shared(rules.observe, _features, quat_to_matrix, _put, _put_action)
 observe_sensed = compile_shared(rules.observe_sensed, _features, _put, _put_action)
-put_sectors = compile_shared(rules.put_sectors, sector_range, _put)
+put_sectors = compile_shared(rules.put_sectors, sector_range, sector_value, _put)
 queue_action = compile_shared(action_queue.queue_action)
 
 TaskArrays = namedtuple("TaskArrays", [

@@ -148,13 +148,25 @@ def test_sectors_min_pool_every_channel_and_cap_at_max_range(sector_range):
 
 @pytest.mark.parametrize("put_sectors", [rules.put_sectors, kernels.put_sectors],
                          ids=["python", "compiled"])
-def test_put_sectors_fills_the_last_entries_with_ranges_over_max_range(put_sectors):
+def test_put_sectors_fills_the_last_entries_with_inverse_ranges(put_sectors):
     out = np.full(10, -7.0)
     low = np.concatenate((np.full(6, -1e9), np.zeros(4)))
     high = np.concatenate((np.full(6, 1e9), np.ones(4)))
     put_sectors(HAND_RANGES.reshape(-1), 8, 12.0, np.zeros(10), 0.0, low, high, out, 6)
     np.testing.assert_array_equal(out[:6], -7.0)  # the entries before are left alone
-    np.testing.assert_allclose(out[6:], np.array([4.0, 2.0, 12.0, 1.0]) / 12.0)
+    # nearest 4, 2, 12 (max range) and 1 m: SECTOR_NEAR (0.5 m) over each
+    np.testing.assert_allclose(out[6:], [0.125, 0.25, 0.5 / 12.0, 0.5])
+
+
+@pytest.mark.parametrize("sector_value", [navigate.sector_value, kernels.sector_value],
+                         ids=["python", "compiled"])
+def test_a_sector_reads_its_inverse_range_capped_at_one(sector_value):
+    assert navigate.SECTOR_NEAR == 0.5
+    assert sector_value(12.0) == 0.5 / 12.0  # free space to the default LiDAR's range
+    assert sector_value(2.0) == 0.25
+    assert sector_value(1.0) == 0.5
+    assert sector_value(0.5) == 1.0  # at SECTOR_NEAR
+    assert sector_value(0.15) == 1.0  # nearer: capped (the default LiDAR's min_range)
 
 
 @pytest.mark.parametrize("start_episode", [rules.start_episode, kernels.start_episode],
@@ -316,7 +328,7 @@ def test_sectors_are_the_min_pooled_lidar_of_the_body_frame_ring(monkeypatch):
             exact = _ring_ranges(trunk, envs.sim.pos[w, 0], envs.sim.quat[w, 0], 64, 12.0)
             np.testing.assert_allclose(ranges[w], exact, atol=1e-9)
             assert 0 < np.sum(exact < 12.0) < 8  # the trunk, seen by a few beams ahead
-            pooled = exact.reshape(SECTORS, 64 // SECTORS).min(axis=1) / 12.0
+            pooled = np.minimum(1.0, 0.5 / exact.reshape(SECTORS, 64 // SECTORS).min(axis=1))
             np.testing.assert_allclose(observations[w, -SECTORS:], pooled, rtol=1e-6)
             # beam j looks at body azimuth -180 + 5.625 j deg: the beam nearest the
             # trunk's direction (starts head within pi/4 of +x) is in a sector that sees it
@@ -324,7 +336,7 @@ def test_sectors_are_the_min_pooled_lidar_of_the_body_frame_ring(monkeypatch):
             ahead = rotation.T @ (np.array([3.0, 0.0, 1.5]) - envs.sim.pos[w, 0])
             azimuth = math.degrees(math.atan2(ahead[1], ahead[0]))
             nearest = round((azimuth + 180.0) / 5.625) % 64
-            assert pooled[nearest // 4] < 1.0 and 20 <= nearest <= 44
+            assert pooled[nearest // 4] > 0.5 / 12.0 and 20 <= nearest <= 44
     finally:
         envs.close()
 
@@ -337,13 +349,13 @@ def test_sectors_follow_the_default_lidar_every_agent_step():
         for step in range(1, 4):
             lidar = envs.sim.read_sensors()["lidar"]
             np.testing.assert_allclose(lidar["time"], (step - 1) * 0.02, atol=1e-12)
-            pooled = lidar["ranges"][:, 0, 0].reshape(4, SECTORS, -1).min(axis=2) / 12.0
+            nearest = lidar["ranges"][:, 0, 0].reshape(4, SECTORS, -1).min(axis=2)
             np.testing.assert_array_equal(observations[:, -SECTORS:],
-                                          pooled.astype(np.float32))
+                                          np.minimum(1.0, 0.5 / nearest).astype(np.float32))
             assert envs.observation_space.contains(observations)
             observations, *_ = envs.step(np.tile(FORWARD, (4, 1)))
-        # the forest is in sight: some sector of some world sees a trunk
-        assert observations[:, -SECTORS:].min() < 0.9
+        # the forest is in sight: some sector of some world sees a trunk within 6 m
+        assert observations[:, -SECTORS:].max() > 0.5 / 6.0
     finally:
         envs.close()
 
@@ -442,7 +454,8 @@ def test_an_empty_forest_shows_free_space_in_every_sector():
     try:
         observations, _ = envs.reset(seed=1)
         assert observations.shape == (3, 3 + 15 + 4 + 8)
-        np.testing.assert_array_equal(observations[:, -8:], 1.0)  # max range, or dropped
+        # max range, or dropped: SECTOR_NEAR over the default LiDAR's 12 m
+        np.testing.assert_array_equal(observations[:, -8:], np.float32(0.5 / 12.0))
         assert envs.sim.layout_pool.counts.sum() == 0
     finally:
         envs.close()
