@@ -89,15 +89,12 @@ ACTION_BANK = 16  # the worker draws the same 16 arrays
 UNDISTURBED_CPU_SHARE = 0.9
 
 
-def our_threads(num_envs: int) -> int:
-    """The threads our VectorEnv's step runs on: the calling thread alone below
-    ``PARALLEL_WORLDS`` envs (starting a parallel region costs more than it saves there),
-    numba's current thread count from there."""
-    import numba
-
-    from pyflyt_like.envs.multirotor_tasks.threads import PARALLEL_WORLDS
-
-    return numba.get_num_threads() if num_envs >= PARALLEL_WORLDS else 1
+def our_threads(envs) -> int:
+    """The threads our VectorEnv's step runs on: the calling thread alone when a step holds
+    too little work to pay for waking the others, one per block of worlds from there
+    (pyflyt_like.batch.threads)."""
+    loop = envs.unwrapped._loop
+    return len(loop.blocks) if loop.parallel() else 1
 
 
 def undisturbed(ours: dict, l2f: dict, threads: int) -> bool:
@@ -147,7 +144,7 @@ class Ours:
                 break
         return {"num_envs": num_envs, "steps": steps, "seconds": elapsed,
                 "rate": steps * num_envs / elapsed, "ends": int(ends),
-                "threads": our_threads(num_envs),
+                "threads": our_threads(envs),
             "cpu": (time.process_time() - cpu_start) / elapsed}
 
     def close(self) -> None:

@@ -14,6 +14,7 @@ from pyflyt_like.common.validation import (
     check_positive_int,
     check_seed,
 )
+from pyflyt_like.compiled.jit import bound_entry
 from pyflyt_like.control.multirotor_modes import MULTIROTOR_MODES
 from pyflyt_like.worlds import LayoutPool, World
 
@@ -35,7 +36,8 @@ from .obstacles import (
 from .options import BatchedAviaryOptions
 from .sensors import read_sensors, reset_sensor_worlds
 from .state_views import fill_aviary_state, set_start_attitudes, set_start_velocities
-from .user_stages import build_advance, check_user_stages, reset_stages
+from .threads import WorldLoop
+from .user_stages import build_run_worlds, check_user_stages, reset_stages
 from .world_random import world_streams
 
 MODES = MULTIROTOR_MODES  # of the multirotors; a fixed-wing's: BatchedAviary.modes
@@ -219,15 +221,22 @@ class BatchedAviary:
         self._world_layout_view = self._state.world_layout.view()
         self._world_layout_view.flags.writeable = False
         stages = check_user_stages(options.user_stages, list(family.pipeline.STAGES))
-        self._advance = build_advance(family.pipeline, stages)
+        run_worlds = build_run_worlds(family.pipeline, stages)
         if (self.sensor_params or self.world_spec is not None) \
-                and self._advance is family.pipeline.advance:
+                and run_worlds is family.pipeline.run_worlds:
             # the cached kernel with the obstacles and sensors stages (a user-stage kernel
             # has every stage)
-            self._advance = family.pipeline.advance_full
+            run_worlds = family.pipeline.run_worlds_full
+        self._run_worlds = run_worlds
+        self._no_noise = np.zeros((1, 1, TURBULENCE_STATES))
+        # numba would type the ~100 arrays of every call again (~9 us); bound once here
+        n_drones = self.n_drones
+        self._advance = WorldLoop(
+            bound_entry(run_worlds, *self.kernel_arguments, self.mode, 1, self._no_noise, 0,
+                        self.n_worlds),
+            self.n_worlds, work_per_world=lambda *arguments: n_drones * arguments[5])
         self._sensor_streams_drawn = False
         self._reset_stages = reset_stages(stages)
-        self._no_noise = np.zeros((1, 1, TURBULENCE_STATES))
         self._aviary_state = np.zeros((self.n_worlds, self.n_drones, 4, 3))
         self._kinematics = kinematics_block(self._state)
         self._diverged = np.zeros(self.n_worlds, bool)

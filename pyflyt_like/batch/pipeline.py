@@ -1,6 +1,6 @@
 """The physics step of the batched engine: a named, ordered pipeline of stages.
 
-Per world (in parallel) and per physics step::
+Per world and per physics step::
 
     1. wind         mean wind plus the world's turbulence
     2. control      each drone's controller, when its tick is due (held between ticks)
@@ -19,18 +19,19 @@ one compiled call. User stages go between them (:mod:`pyflyt_like.batch.user_sta
 fixed-wing pipeline (:mod:`pyflyt_like.batch.fixedwing.pipeline`) shares the wind,
 obstacles, sensors, turbulence and clock stages.
 
-Two kernels, both cached on disk: :func:`advance` (:func:`step_world`) runs every stage but
-``obstacles`` and ``sensors``, so an engine with neither a world nor sensors (and a task's
-kernel that inlines :func:`step_world`) pays nothing for them; :func:`advance_full`
-(:func:`step_world_full`) runs all of them, for an engine with sensors or a world
-(:mod:`pyflyt_like.batch.sensors`, :mod:`pyflyt_like.batch.obstacles`): its ``obstacles``
-stage returns at once for an empty layout, its ``sensors`` stage without sensors. A kernel
-with user stages runs every stage.
+Two kernels, both cached on disk, each a serial loop over a range of worlds (run on one
+thread or several by :class:`~.threads.WorldLoop`): :func:`run_worlds` (:func:`step_world`)
+runs every stage but ``obstacles`` and ``sensors``, so an engine with neither a world nor
+sensors (and a task's kernel that inlines :func:`step_world`) pays nothing for them;
+:func:`run_worlds_full` (:func:`step_world_full`) runs all of them, for an engine with
+sensors or a world (:mod:`pyflyt_like.batch.sensors`, :mod:`pyflyt_like.batch.obstacles`):
+its ``obstacles`` stage returns at once for an empty layout, its ``sensors`` stage without
+sensors. A kernel with user stages runs every stage.
 """
 
 from __future__ import annotations
 
-from numba import njit, prange
+from numba import njit
 
 from pyflyt_like.compiled.rotations import quat_to_matrix
 from pyflyt_like.compiled.scene import pool_distance
@@ -41,9 +42,6 @@ from .integrators import integrate as integrate_body
 from .rotors import rotor_wrench
 from .sensors import sense
 from .turbulence import advance_turbulence, current_wind
-
-BLOCKS = 256  # blocks of worlds shared among the threads (a few per thread balance the load)
-
 
 _STAGE = dict(cache=True, _nrt=False, error_model="numpy", inline="always")
 
@@ -219,13 +217,21 @@ def step_world_full(state, plant, nominal, config, mode, w, noise, step_index):
     clock(state, plant, nominal, config, mode, w, noise, step_index)
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
+#: The options of a fused kernel: a serial loop over a range of worlds that releases the GIL,
+#: so that :class:`~.threads.WorldLoop` runs blocks of worlds on several threads at once.
+KERNEL = dict(cache=True, _nrt=False, error_model="numpy", nogil=True)
+
+
+@njit(**KERNEL)
 def run_worlds(state, plant, nominal, config, mode, n_steps, noise, first, last):
-    """``n_steps`` physics steps of worlds ``first`` to ``last - 1``, one after another.
+    """``n_steps`` physics steps of worlds ``first`` to ``last - 1``, one after another
+    (:func:`step_world`: neither a world nor sensors).
 
     Every stage is inlined into this loop (``inline="always"``): the named tuples of arrays
     travel by value, hundreds of words each, so a function call per drone-step that passes
     them costs more than the physics. They are passed once here, per block of worlds.
+    ``noise`` is (n_steps, n_worlds, 5) standard normal draws for the turbulence (any
+    shape (1, 1, 5) when turbulence is off).
     """
     for w in range(first, last):
         prepare(state, mode, w)
@@ -233,35 +239,11 @@ def run_worlds(state, plant, nominal, config, mode, n_steps, noise, first, last)
             step_world(state, plant, nominal, config, mode, w, noise, step_index)
 
 
-@njit(cache=True, parallel=True, error_model="numpy")
-def advance(state, plant, nominal, config, mode, n_steps, noise):
-    """Run ``n_steps`` physics steps of every world, blocks of worlds in parallel.
-
-    ``noise`` is (n_steps, n_worlds, 5) standard normal draws for the turbulence (any
-    shape (1, 1, 5) when turbulence is off).
-    """
-    n_worlds = state.pos.shape[0]
-    blocks = min(n_worlds, BLOCKS)
-    for block in prange(blocks):
-        run_worlds(state, plant, nominal, config, mode, n_steps, noise,
-                   block * n_worlds // blocks, (block + 1) * n_worlds // blocks)
-
-
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(**KERNEL)
 def run_worlds_full(state, plant, nominal, config, mode, n_steps, noise, first, last):
-    """:func:`run_worlds` with :func:`step_world_full`."""
+    """:func:`run_worlds` with :func:`step_world_full`: the kernel of an engine with a world
+    or sensors."""
     for w in range(first, last):
         prepare(state, mode, w)
         for step_index in range(n_steps):
             step_world_full(state, plant, nominal, config, mode, w, noise, step_index)
-
-
-@njit(cache=True, parallel=True, error_model="numpy")
-def advance_full(state, plant, nominal, config, mode, n_steps, noise):
-    """:func:`advance` with the ``obstacles`` and ``sensors`` stages: the kernel of an
-    engine with a world or sensors."""
-    n_worlds = state.pos.shape[0]
-    blocks = min(n_worlds, BLOCKS)
-    for block in prange(blocks):
-        run_worlds_full(state, plant, nominal, config, mode, n_steps, noise,
-                        block * n_worlds // blocks, (block + 1) * n_worlds // blocks)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from numba import njit, prange
+from numba import njit
 from numba.core.dispatcher import Dispatcher
 
 #: The pseudo-stage of :meth:`~pyflyt_like.batch.BatchedAviary.reset`.
@@ -90,13 +90,6 @@ def run_worlds(state, plant, nominal, config, mode, n_steps, noise, first, last)
         prepare(state, mode, w)
         for step_index in range(n_steps):
             step_world(state, plant, nominal, config, mode, w, noise, step_index)
-
-def advance(state, plant, nominal, config, mode, n_steps, noise):
-    n_worlds = state.pos.shape[0]
-    blocks = min(n_worlds, BLOCKS)
-    for block in prange(blocks):
-        run_worlds(state, plant, nominal, config, mode, n_steps, noise,
-                   block * n_worlds // blocks, (block + 1) * n_worlds // blocks)
 '''
 
 
@@ -105,28 +98,27 @@ def advance(state, plant, nominal, config, mode, n_steps, noise):
 _BUILT: dict[tuple, Any] = {}
 
 
-def build_advance(pipeline: ModuleType, user_stages: Sequence[UserStage]):
-    """The ``advance`` kernel of ``pipeline`` (a family's pipeline module: its ``STAGES``,
-    ``prepare`` and ``BLOCKS``) with the step stages of ``user_stages`` inlined; the
-    pipeline's own ``advance`` if there are none."""
+def build_run_worlds(pipeline: ModuleType, user_stages: Sequence[UserStage]):
+    """The ``run_worlds`` kernel of ``pipeline`` (a family's pipeline module: its ``STAGES``
+    and ``prepare``) with the step stages of ``user_stages`` inlined; the pipeline's own
+    ``run_worlds`` if there are none."""
     step_stages = [stage for stage in user_stages if stage.place != ("after", RESET)]
     if not step_stages:
-        return pipeline.advance
+        return pipeline.run_worlds
     key = (pipeline.__name__, *((stage.place, stage.function) for stage in step_stages))
     if key not in _BUILT:
-        _BUILT[key] = _compile_advance(pipeline, step_stages)
+        _BUILT[key] = _compile_run_worlds(pipeline, step_stages)
         print("pyflyt_like: a kernel with user stages compiles at the engine's first step "
               "(about 20-30 s, once per process: numba cannot cache it)", file=sys.stderr,
               flush=True)
     return _BUILT[key]
 
 
-def _compile_advance(pipeline: ModuleType, step_stages: Sequence[UserStage]):
+def _compile_run_worlds(pipeline: ModuleType, step_stages: Sequence[UserStage]):
     # A module name numba can import: compiling the generated kernel compiles (and caches)
     # the shared functions it inlines, and a cache entry made under no module name
     # ("<dynamic>") could not be loaded by a later process.
-    namespace: dict[str, Any] = {"__name__": __name__, "prange": prange,
-                                 "BLOCKS": pipeline.BLOCKS, "prepare": pipeline.prepare}
+    namespace: dict[str, Any] = {"__name__": __name__, "prepare": pipeline.prepare}
     lines = []
     for name, function in pipeline.STAGES.items():
         namespace[f"stage_{name}"] = function
@@ -141,8 +133,7 @@ def _compile_advance(pipeline: ModuleType, step_stages: Sequence[UserStage]):
     exec(_KERNEL.format(body="\n".join(lines)), namespace)  # noqa: S102 - our own template
     options = dict(_nrt=False, error_model="numpy")
     namespace["step_world"] = njit(inline="always", **options)(namespace["step_world"])
-    namespace["run_worlds"] = njit(**options)(namespace["run_worlds"])
-    return njit(parallel=True, error_model="numpy")(namespace["advance"])
+    return njit(nogil=True, **options)(namespace["run_worlds"])
 
 
 def reset_stages(user_stages: Sequence[UserStage]) -> tuple:

@@ -21,7 +21,7 @@ from pyflyt_like.batch.memory import (
     TRANSIENT_FLOATS_PER_DRONE,
     engine_bytes,
 )
-from pyflyt_like.batch.pipeline import advance
+from pyflyt_like.batch.pipeline import run_worlds
 from pyflyt_like.batch.sensors import SENSOR_CONSTANTS
 from pyflyt_like.common.dryden_filters import MAX_ALTITUDE
 from pyflyt_like.common.validation import memory_limit_bytes
@@ -363,11 +363,13 @@ def test_turbulence_noise_is_drawn_in_chunks_with_the_same_result(monkeypatch):
     monkeypatch.setattr(aviary_module, "NOISE_CHUNK_BYTES", 3 * 4 * 5 * 8)  # 3 steps
     calls = []
 
+    chunked = BatchedAviary(**options)
+    advance = chunked._advance
+
     def counting_advance(state, plant, model, config, mode, n_steps, noise):
         calls.append((n_steps, noise.shape))
         advance(state, plant, model, config, mode, n_steps, noise)
 
-    chunked = BatchedAviary(**options)
     monkeypatch.setattr(chunked, "_advance", counting_advance)
     chunked.step(301)
     assert len(calls) == 101 and calls[0] == (3, (3, 4, 5)) and calls[-1][0] == 1
@@ -503,11 +505,11 @@ METHOD_CASES = [
 def test_a_refused_call_names_the_argument_and_changes_nothing(flying, method, kwargs, error,
                                                                pattern):
     before = engine_snapshot(flying)
-    signatures = len(advance.signatures)
+    signatures = len(run_worlds.signatures)
     with pytest.raises(error, match=pattern):
         getattr(flying, method)(**kwargs)
     assert_unchanged(before, engine_snapshot(flying))
-    assert len(advance.signatures) == signatures  # refused before any kernel: none compiled
+    assert len(run_worlds.signatures) == signatures  # refused before any kernel: none compiled
 
 
 def test_refused_rotor_speeds_in_mode_minus_one_change_nothing():

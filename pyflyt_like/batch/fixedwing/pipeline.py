@@ -1,6 +1,6 @@
 """The physics step of the fixed-wing engine: a named, ordered pipeline of stages.
 
-Per world (in parallel) and per physics step::
+Per world and per physics step::
 
     1. wind          mean wind plus the world's turbulence
     2. control       each aircraft's controller, when its tick is due (held between ticks)
@@ -17,18 +17,18 @@ multirotor pipeline (:mod:`pyflyt_like.batch.pipeline`), whose wind, obstacles, 
 turbulence and clock stages this one shares, and its floor formula. Every stage has the
 signature ``(state, plant, nominal, config, mode, w, noise, step_index)`` and is inlined
 into :func:`step_world`; user stages go between them (:mod:`pyflyt_like.batch.user_stages`).
-As for multirotors, :func:`advance` runs every stage but ``obstacles`` and ``sensors`` and
-:func:`advance_full` all of them (an engine with a world or sensors).
+As for multirotors, :func:`run_worlds` runs every stage but ``obstacles`` and ``sensors``
+and :func:`run_worlds_full` all of them (an engine with a world or sensors).
 """
 
 from __future__ import annotations
 
-from numba import njit, prange
+from numba import njit
 
 from pyflyt_like.compiled.rotations import quat_to_matrix
 
 from ..integrators import floor_constraint
-from ..pipeline import BLOCKS, clock, obstacles, sensors, turbulence, wind
+from ..pipeline import KERNEL, clock, obstacles, sensors, turbulence, wind
 from .aerodynamics import aircraft_wrench
 from .body import integrate_aircraft
 from .controllers import control_tick
@@ -120,10 +120,10 @@ def step_world_full(state, plant, nominal, config, mode, w, noise, step_index):
     clock(state, plant, nominal, config, mode, w, noise, step_index)
 
 
-# run_worlds and advance have the multirotor's shape: numba binds the step_world they call
-# when it compiles them, and a step passed in as an argument could not be inlined (user
-# stages generate the same pair from a template, uncached; these two are cached on disk).
-@njit(cache=True, _nrt=False, error_model="numpy")
+# run_worlds has the multirotor's shape: numba binds the step_world it calls when it
+# compiles it, and a step passed in as an argument could not be inlined (user stages
+# generate the same loop from a template, uncached; these two are cached on disk).
+@njit(**KERNEL)
 def run_worlds(state, plant, nominal, config, mode, n_steps, noise, first, last):
     """``n_steps`` physics steps of worlds ``first`` to ``last - 1``, one after another
     (every stage inlined, as the multirotor's ``run_worlds``)."""
@@ -132,31 +132,10 @@ def run_worlds(state, plant, nominal, config, mode, n_steps, noise, first, last)
             step_world(state, plant, nominal, config, mode, w, noise, step_index)
 
 
-@njit(cache=True, parallel=True, error_model="numpy")
-def advance(state, plant, nominal, config, mode, n_steps, noise):
-    """Run ``n_steps`` physics steps of every world, blocks of worlds in parallel;
-    ``noise`` as the multirotor's ``advance``."""
-    n_worlds = state.pos.shape[0]
-    blocks = min(n_worlds, BLOCKS)
-    for block in prange(blocks):
-        run_worlds(state, plant, nominal, config, mode, n_steps, noise,
-                   block * n_worlds // blocks, (block + 1) * n_worlds // blocks)
-
-
-@njit(cache=True, _nrt=False, error_model="numpy")
+@njit(**KERNEL)
 def run_worlds_full(state, plant, nominal, config, mode, n_steps, noise, first, last):
-    """:func:`run_worlds` with :func:`step_world_full`."""
+    """:func:`run_worlds` with :func:`step_world_full`: the kernel of an engine with a world
+    or sensors."""
     for w in range(first, last):
         for step_index in range(n_steps):
             step_world_full(state, plant, nominal, config, mode, w, noise, step_index)
-
-
-@njit(cache=True, parallel=True, error_model="numpy")
-def advance_full(state, plant, nominal, config, mode, n_steps, noise):
-    """:func:`advance` with the ``obstacles`` and ``sensors`` stages: the kernel of an
-    engine with a world or sensors."""
-    n_worlds = state.pos.shape[0]
-    blocks = min(n_worlds, BLOCKS)
-    for block in prange(blocks):
-        run_worlds_full(state, plant, nominal, config, mode, n_steps, noise,
-                        block * n_worlds // blocks, (block + 1) * n_worlds // blocks)

@@ -98,9 +98,9 @@ class DogfightVectorRecorder(VectorWrapper):
         task, worlds = self._dogfight.task, self.worlds
         in_play = task.in_play[worlds].copy()
         hits_before = task.pair_total[worlds].copy()
-        restarting = self._dogfight._restart[worlds].copy()
+        restarting = self._dogfight.restarting[worlds].copy()
         result = self.env.step(actions)
-        ended = self._dogfight._terminated | self._dogfight._truncated
+        ended = self._dogfight.ended
         positions, euler = self._poses()
         for k, world in enumerate(worlds):
             if restarting[k]:

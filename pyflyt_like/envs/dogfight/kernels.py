@@ -17,12 +17,12 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from pyflyt_like.batch.finite import world_finite
 from pyflyt_like.batch.fixedwing.pipeline import step_world
 from pyflyt_like.batch.fixedwing.reset import reset_world
-from pyflyt_like.batch.pipeline import BLOCKS
+from pyflyt_like.batch.pipeline import KERNEL
 from pyflyt_like.batch.world_random import next_uniform
 from pyflyt_like.compiled.jit import compile_shared
 from pyflyt_like.compiled.rotations import quat_to_euler, quat_to_matrix
@@ -180,9 +180,15 @@ def _play_world(state, plant, nominal, config, noise, task, params, actions, w,
     return terminated, (not terminated) and task.step_count[w] >= params.max_steps
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
-def _run_worlds(state, plant, nominal, config, noise, task, params, actions, restart,
-                observation, reward, terminated, truncated, first, last):
+@njit(**KERNEL)
+def dogfight_rows(state, plant, nominal, config, noise, task, params, actions, restart, play,
+                  observation, reward, terminated, truncated, first, last):
+    """One agent step of worlds ``first`` to ``last - 1`` (the signature of every task
+    kernel, :mod:`pyflyt_like.envs.base.fused_vector_env`): worlds of ``restart`` ((W,)
+    bool) start a new episode (reward 0, not terminated nor truncated); with ``play`` the
+    others apply ``actions`` (W, n, k) and play. Writes ``observation`` (W, n, size),
+    ``reward`` (W, n), ``terminated`` and ``truncated`` (W,) bool (the world's episode
+    ended: decided, or the time limit)."""
     for w in range(first, last):
         if restart[w]:
             _restart_world(state, plant, nominal, config, task, params, w, observation[w])
@@ -190,23 +196,7 @@ def _run_worlds(state, plant, nominal, config, noise, task, params, actions, res
                 reward[w, d] = 0.0
             terminated[w] = False
             truncated[w] = False
-        else:
+        elif play:
             terminated[w], truncated[w] = _play_world(
                 state, plant, nominal, config, noise, task, params, actions[w], w,
                 observation[w], reward[w])
-
-
-@njit(cache=True, parallel=True, error_model="numpy")
-def dogfight_step(state, plant, nominal, config, noise, task, params, actions, restart,
-                  observation, reward, terminated, truncated):
-    """One agent step of every world, blocks of worlds in parallel: worlds of ``restart``
-    ((W,) bool) start a new episode (reward 0, not terminated nor truncated), the others
-    apply ``actions`` (W, n, k) and play. Writes ``observation`` (W, n, size), ``reward``
-    (W, n), ``terminated`` and ``truncated`` (W,) bool (the world's episode ended: decided,
-    or the time limit)."""
-    n_worlds = state.pos.shape[0]
-    blocks = min(n_worlds, BLOCKS)
-    for block in prange(blocks):
-        _run_worlds(state, plant, nominal, config, noise, task, params, actions, restart,
-                    observation, reward, terminated, truncated,
-                    block * n_worlds // blocks, (block + 1) * n_worlds // blocks)

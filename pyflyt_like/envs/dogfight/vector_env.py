@@ -8,13 +8,14 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from pyflyt_like.batch import BatchedAviary
 from pyflyt_like.batch.world_random import world_streams
 from pyflyt_like.common.validation import as_float_array, check_agent_hz, check_positive_int
 
+from ..base.fused_vector_env import FusedVectorEnv
 from ..base.vector_seeding import checked_vector_seed, seed_vector_env
 from ..base.vehicle_actions import fixedwing_action_mapping
 from . import kernels
@@ -25,7 +26,7 @@ OPPONENTS = ("self", "scripted")
 DRONE_MODELS = ("acrowing", "fixedwing")
 
 
-class DogfightVectorEnv(VectorEnv):
+class DogfightVectorEnv(FusedVectorEnv):
     """Fixed-wing dogfights in ``W`` batched worlds; each env is one aircraft of the
     learning side.
 
@@ -137,12 +138,9 @@ class DogfightVectorEnv(VectorEnv):
         self._actions = np.zeros((w, n, k))
         self._observation = np.zeros((w, n, low.shape[0]))
         self._reward = np.zeros((w, n))
-        self._terminated = np.zeros(w, bool)
-        self._truncated = np.zeros(w, bool)
-        self._restart = np.zeros(w, bool)
-        self._all = np.ones(w, bool)
-        self._no_noise = np.zeros((1, 1, 5))
         self._env_mask = np.ones(num_envs, bool)
+        self._bind_kernel(kernels.dogfight_rows, self.task, self.params,
+                          self.params.aviary_steps * self.params.physics_steps)
         self._seed = checked_vector_seed(seed, num_envs)
         self._started = False
         if opponent == "scripted":
@@ -182,8 +180,7 @@ class DogfightVectorEnv(VectorEnv):
             seeds, self._seed = self._seed, None
         seed_vector_env(self, seeds)
         self.task.streams[:] = world_streams(self.np_random, self.n_worlds)
-        self._call(self._all)
-        self._restart[:] = False
+        self._restart_worlds(self._all)
         self._started = True
         return self._learning(self._observation), self._infos(self._restart)
 
@@ -209,21 +206,13 @@ class DogfightVectorEnv(VectorEnv):
                                       (self.n_worlds * self._learners, self.action_size))
             self._actions[:, self._learners:] = opponent.reshape(self.n_worlds,
                                                                  self._learners, -1)
-        restart = self._restart.copy()
-        self._call(restart)
-        ended = self._terminated | self._truncated
-        self._restart[:] = ended
+        self._play()
+        ended = self._ended
         reward = self._learning(self._reward)
         per_env = self._learners
         return (self._learning(self._observation), reward,
                 np.repeat(self._terminated, per_env), np.repeat(self._truncated, per_env),
                 self._infos(ended))
-
-    def _call(self, restart: np.ndarray) -> None:
-        state, plant, nominal, config = self.sim.kernel_arguments
-        kernels.dogfight_step(state, plant, nominal, config, self._no_noise, self.task,
-                              self.params, self._actions, restart, self._observation,
-                              self._reward, self._terminated, self._truncated)
 
     def _infos(self, ended: np.ndarray) -> dict[str, np.ndarray]:
         task, per_env = self.task, self._learners

@@ -7,13 +7,14 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from pyflyt_like.batch import BatchedAviary
 from pyflyt_like.batch.world_random import world_streams
 from pyflyt_like.common.validation import as_float_array, check_positive_int
 
+from ..base.fused_vector_env import FusedVectorEnv
 from ..base.vector_seeding import checked_vector_seed, seed_vector_env
 from ..base.vehicle_actions import fixedwing_action_mapping
 from . import kernels
@@ -42,7 +43,7 @@ def task_parameters(options: ReachOptions, surfaces_travel: np.ndarray,
     return (params, spaces.Box(low, high, dtype=np.float64), mapping.space)
 
 
-class FixedwingReachVectorEnv(VectorEnv):
+class FixedwingReachVectorEnv(FusedVectorEnv):
     """``num_envs`` worlds of Fixedwing-Reach, one aircraft each, on
     :class:`~pyflyt_like.batch.BatchedAviary`: one compiled call per :meth:`step` flies
     every world (actions, physics, targets, endings, rewards, observations, autoreset).
@@ -122,13 +123,10 @@ class FixedwingReachVectorEnv(VectorEnv):
         self._actions = np.zeros((w, k))
         self._observation = np.zeros((w, size))
         self._reward = np.zeros(w)
-        self._terminated = np.zeros(w, bool)
-        self._truncated = np.zeros(w, bool)
-        self._restart = np.zeros(w, bool)
-        self._all = np.ones(w, bool)
-        self._no_noise = np.zeros((1, 1, 5))  # the engine's turbulence input: none here
         self._seed = options.seed
         self._started = False
+        self._bind_kernel(kernels.reach_rows, self.task, self.params,
+                          options.aviary_steps * options.physics_steps)
 
     def reset(self, *, seed: int | list[int] | None = None,
               options: dict[str, Any] | None = None):
@@ -152,8 +150,7 @@ class FixedwingReachVectorEnv(VectorEnv):
         self.task.noise_streams[:] = world_streams(self.np_random, self.num_envs)
         if self.options.randomize:
             self.sim.rng = np.random.default_rng(int(self.np_random.integers(2**63)))
-        self._call(self._all)
-        self._restart[:] = False
+        self._restart_worlds(self._all)
         self._started = True
         return self._observation.copy(), self._infos()
 
@@ -169,20 +166,9 @@ class FixedwingReachVectorEnv(VectorEnv):
         if not self._started:
             raise RuntimeError("step() called before reset(): call reset() first")
         self._actions[:] = as_float_array("actions", actions, self.action_space.shape)
-        restart = self._restart.copy()
-        self._call(restart)
-        self._restart[:] = self._terminated | self._truncated
+        self._play()
         return (self._observation.copy(), self._reward.copy(), self._terminated.copy(),
                 self._truncated.copy(), self._infos())
-
-    def _call(self, restart: np.ndarray) -> None:
-        if self.options.randomize and restart.any():
-            # the in-kernel reset keeps the plant: draw the restarting worlds' here
-            self.sim.family.draw_plant(self.sim.rng, self.sim.plant, np.flatnonzero(restart))
-        state, plant, nominal, config = self.sim.kernel_arguments
-        kernels.reach_step(state, plant, nominal, config, self._no_noise, self.task,
-                           self.params, self._actions, restart, self._observation,
-                           self._reward, self._terminated, self._truncated)
 
     def _infos(self) -> dict[str, np.ndarray]:
         return {"targets_reached": self.task.reached.copy(), "_targets_reached": self._all,

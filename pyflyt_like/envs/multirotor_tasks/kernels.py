@@ -19,11 +19,11 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from pyflyt_like.batch.finite import world_finite
 from pyflyt_like.batch.multirotor_reset import reset_world
-from pyflyt_like.batch.pipeline import prepare, step_world_full
+from pyflyt_like.batch.pipeline import KERNEL, prepare, step_world_full
 from pyflyt_like.batch.sensors import reset_sensor_world
 from pyflyt_like.batch.world_random import next_normals, next_uniform
 from pyflyt_like.compiled.jit import compile_shared
@@ -31,8 +31,6 @@ from pyflyt_like.compiled.rotations import quat_to_matrix
 from pyflyt_like.compiled.scene import pool_distance
 from pyflyt_like.rules import action_queue, navigate
 from pyflyt_like.rules import multirotor_tasks as rules
-
-from .threads import BLOCKS
 
 _in_box = compile_shared(rules._in_box)
 _tilted = compile_shared(rules._tilted)
@@ -267,7 +265,7 @@ def _play_world(state, plant, nominal, config, noise, task, params, w, observati
 @njit(cache=True, _nrt=False, error_model="numpy")
 def clip_actions(actions, task, params):
     """``actions`` (W, k) clipped into ``task.last_action``, unless an entry is NaN or
-    infinite: then False and nothing written."""
+    infinite: then False and nothing written (the PyBullet twin's step)."""
     for w in range(actions.shape[0]):
         for a in range(actions.shape[1]):
             if not np.isfinite(actions[w, a]):
@@ -279,9 +277,15 @@ def clip_actions(actions, task, params):
     return True
 
 
-@njit(cache=True, _nrt=False, error_model="numpy")
-def _run_worlds(state, plant, nominal, config, noise, task, params, restart, play,
-                observation, reward, terminated, truncated, first, last):
+@njit(**KERNEL)
+def task_rows(state, plant, nominal, config, noise, task, params, actions, restart, play,
+              observation, reward, terminated, truncated, first, last):
+    """One agent step of worlds ``first`` to ``last - 1`` (run by a
+    :class:`~pyflyt_like.batch.threads.WorldLoop`): worlds of ``restart`` ((W,) bool) start
+    a new episode (reward 0, not terminated nor truncated); with ``play`` the others apply
+    their ``actions`` (W, k), finite (the caller checks), clipped to the action space, and
+    play, else they are left as they are. Writes ``observation`` (W, size) float32,
+    ``reward`` (W,), ``terminated`` and ``truncated`` (W,) bool."""
     for w in range(first, last):
         if restart[w]:
             _restart_world(state, plant, config, task, params, w, observation[w])
@@ -289,35 +293,8 @@ def _run_worlds(state, plant, nominal, config, noise, task, params, restart, pla
             terminated[w] = False
             truncated[w] = False
         elif play:
+            for a in range(actions.shape[1]):
+                task.last_action[w, a] = min(max(actions[w, a], params.action_low[a]),
+                                             params.action_high[a])
             reward[w], terminated[w], truncated[w] = _play_world(
                 state, plant, nominal, config, noise, task, params, w, observation[w])
-
-
-@njit(cache=True, _nrt=False, error_model="numpy")
-def task_step(state, plant, nominal, config, noise, task, params, actions, restart, play,
-              observation, reward, terminated, truncated):
-    """One agent step of every world on the calling thread: worlds of ``restart`` ((W,)
-    bool) start a new episode (reward 0, not terminated nor truncated); with ``play`` the
-    others apply ``actions`` (W, k) and play, else they are left as they are. Writes
-    ``observation`` (W, size) float32, ``reward`` (W,), ``terminated`` and ``truncated``
-    (W,) bool. Returns False (nothing changed) if an action is NaN or infinite."""
-    if play and not clip_actions(actions, task, params):
-        return False
-    _run_worlds(state, plant, nominal, config, noise, task, params, restart, play,
-                observation, reward, terminated, truncated, 0, restart.shape[0])
-    return True
-
-
-@njit(cache=True, parallel=True, error_model="numpy")
-def task_step_parallel(state, plant, nominal, config, noise, task, params, actions, restart,
-                       play, observation, reward, terminated, truncated):
-    """:func:`task_step` with blocks of worlds on numba's threads."""
-    if play and not clip_actions(actions, task, params):
-        return False
-    n_worlds = restart.shape[0]
-    blocks = min(n_worlds, BLOCKS)
-    for block in prange(blocks):
-        _run_worlds(state, plant, nominal, config, noise, task, params, restart, play,
-                    observation, reward, terminated, truncated,
-                    block * n_worlds // blocks, (block + 1) * n_worlds // blocks)
-    return True

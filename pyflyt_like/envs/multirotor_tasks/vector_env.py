@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from pyflyt_like.batch import BatchedAviary
@@ -13,9 +13,9 @@ from pyflyt_like.batch.memory import engine_bytes
 from pyflyt_like.batch.world_random import world_streams
 from pyflyt_like.common.multirotor_model import load_multirotor_model
 from pyflyt_like.common.validation import check_memory, check_positive_int
-from pyflyt_like.compiled.jit import bound_entry
 from pyflyt_like.rules import multirotor_tasks as rules
 
+from ..base.fused_vector_env import FusedVectorEnv
 from ..base.rendering import DEFAULT_RENDER_RESOLUTION, check_render_resolution
 from ..base.vector_seeding import checked_vector_seed, seed_vector_env
 from . import kernels
@@ -23,21 +23,21 @@ from .actions import action_size, check_actions
 from .navigate_world import navigate_pool, navigate_settings, with_navigate_lidar
 from .options import TaskOptions, task_options
 from .parameters import estimated_bytes, task_infos, task_number, task_parameters
-from .threads import PARALLEL_WORLDS
 
 RESET_OPTIONS = ("reset_mask",)
 """The keys ``reset(options=...)`` accepts."""
 
 
-class MultirotorVectorEnv(VectorEnv):
+class MultirotorVectorEnv(FusedVectorEnv):
     """``num_envs`` episodes of a multirotor task on :class:`~pyflyt_like.batch.BatchedAviary`.
 
     Gymnasium 1.x semantics: batched spaces, ``NEXT_STEP`` autoreset (the step after an
     episode ends ignores that env's action and returns its reset observation, reward 0,
     ``terminated = truncated = False``), infos as dicts of (num_envs,) arrays with ``_key``
     masks, and ``reset(options={"reset_mask": mask})`` resetting only the masked envs.
-    ``step()`` is one compiled call (:func:`.kernels.task_step`: every world's action,
-    physics, reward, endings, observation and autoreset) and the copies it returns.
+    ``step()`` is one compiled call (:func:`.kernels.task_rows`: every world's action,
+    physics, reward, endings, observation and autoreset; :class:`.FusedVectorEnv`) and the
+    copies it returns.
 
     Args:
         task: "Hover", "Reach", "Track", "Land" or "Navigate" (a forest of the
@@ -92,23 +92,11 @@ class MultirotorVectorEnv(VectorEnv):
         self._infos = task_infos(task, self.task)
         self._observation = np.zeros((w, size), np.float32)
         self._reward = np.zeros(w)
-        self._terminated = np.zeros(w, bool)
-        self._truncated = np.zeros(w, bool)
-        self._autoreset = np.zeros(w, bool)
-        self._all = np.ones(w, bool)
-        self._no_noise = np.zeros((1, 1, 5))  # the engine's turbulence input: none here
+        self._actions = np.zeros((w, k))  # the bound kernel's type: C-contiguous float64
         self._seed = options.seed
         self._started = False
         self._view = self._camera = None
-        kernel = (kernels.task_step_parallel if w >= PARALLEL_WORLDS else kernels.task_step)
-        # numba would type the ~100 arrays of every call again (~9 us); bound once here,
-        # the step is the call of the machine code (the arrays keep their types for life)
-        self._kernel_arguments = (*self.sim.kernel_arguments, self._no_noise, self.task,
-                                  self.params)
-        self._actions = np.zeros((w, k))
-        self._call_kernel = bound_entry(kernel, *self._kernel_arguments, self._actions,
-                                        self._autoreset, True, self._observation,
-                                        self._reward, self._terminated, self._truncated)
+        self._bind_kernel(kernels.task_rows, self.task, self.params, self.params.physics_steps)
 
     def reset(self, *, seed: int | list[int] | None = None,
               options: dict[str, Any] | None = None):
@@ -138,9 +126,8 @@ class MultirotorVectorEnv(VectorEnv):
                 state.sensor_streams[:] = world_streams(self.np_random, self.num_envs)
             if self.options.randomize:
                 self.sim.rng = np.random.default_rng(int(self.np_random.integers(2**63)))
-        self._call(self._actions, mask, play=False)
+        self._restart_worlds(mask)
         self._started = True
-        self._autoreset &= ~mask
         return self._observation.copy(), self._info_arrays()
 
     def _reset_mask_of(self, options: object) -> np.ndarray:
@@ -181,22 +168,12 @@ class MultirotorVectorEnv(VectorEnv):
         actions = check_actions("actions", actions, self._action_shape)
         if not self._started:
             raise RuntimeError("step() called before reset(): call reset() first")
-        if not self._call(actions, self._autoreset, play=True):
+        if not np.isfinite(actions).all():
             raise ValueError("actions must be finite (no NaN or inf)")
-        np.logical_or(self._terminated, self._truncated, out=self._autoreset)
+        self._actions[:] = actions
+        self._play()
         return (self._observation.copy(), self._reward.copy(), self._terminated.copy(),
                 self._truncated.copy(), self._info_arrays())
-
-    def _call(self, actions: np.ndarray, restart: np.ndarray, play: bool) -> bool:
-        """The fused step (:func:`.kernels.task_step`) on ``actions`` (W, k) float32 or
-        float64; False if an action is not finite (then nothing changed)."""
-        if self.options.randomize and restart.any():
-            # the in-kernel reset keeps the plant: draw the restarting worlds' here
-            self.sim.family.draw_plant(self.sim.rng, self.sim.plant, np.flatnonzero(restart))
-        self._actions[:] = actions  # the bound entry's type: C-contiguous float64
-        return self._call_kernel(*self._kernel_arguments, self._actions, restart, play,
-                                 self._observation, self._reward, self._terminated,
-                                 self._truncated)
 
     def set_curriculum_level(self, level) -> None:
         """Navigate's curriculum: the episodes that start from now on fly among the forests

@@ -460,7 +460,7 @@ def _mid_episode_env(**options) -> MultirotorVectorEnv:
     actions = np.random.default_rng(0).uniform(-0.3, 0.3, (5, W, K)).astype(np.float32)
     for action in actions:  # 5 steps of a 5-step episode: all due for an autoreset
         env.step(action)
-    assert env._autoreset.all()
+    assert env.restarting.all()
     return env
 
 

@@ -14,7 +14,6 @@ from gymnasium.vector import AutoresetMode
 
 from pyflyt_like.batch import BatchedAviary
 from pyflyt_like.envs import MULTIROTOR_TASKS
-from pyflyt_like.envs.multirotor_tasks import vector_env
 from pyflyt_like.envs.multirotor_tasks.navigate_world import default_lidar
 from pyflyt_like.envs.multirotor_tasks.vector_env import MultirotorVectorEnv
 
@@ -206,11 +205,8 @@ def test_action_delay_holds_back_the_action():
     assert delayed[-1][0][0, 14] > 0.1  # the climb did arrive
 
 
-def test_observation_noise_has_the_requested_spread(monkeypatch):
-    # 2048 worlds for the statistics, on the calling thread: the threaded kernel (from
-    # PARALLEL_WORLDS worlds) runs the same per-world code but costs its own cold compile,
-    # which the slow tests below pay
-    monkeypatch.setattr(vector_env, "PARALLEL_WORLDS", 4096)
+def test_observation_noise_has_the_requested_spread():
+    # 2048 worlds for the statistics (split among the threads: the same compiled kernel)
     clean, noisy = (make_vec("Hover", 2048, observation_noise=noise) for noise in (0.0, 0.05))
     a, _ = clean.reset(seed=2)
     b, _ = noisy.reset(seed=2)
@@ -295,38 +291,36 @@ def _fly_twin(task: str) -> float:
     return total
 
 
-def _fly_twins_in_forked_workers() -> list[float]:
-    context = multiprocessing.get_context("fork")
-    with concurrent.futures.ProcessPoolExecutor(2, mp_context=context) as pool:
-        return list(pool.map(_fly_twin, ["Hover", "Track"]))
+def _fly_vector_env(n_worlds: int) -> bool:
+    """A VectorEnv of ``n_worlds`` worlds, its worlds split among threads, steps in a
+    forked child: whether its observations stay finite."""
+    envs = make_vec("Hover", n_worlds)
+    observation, _ = envs.reset(seed=1)
+    for _ in range(3):
+        observation = envs.step(np.zeros((n_worlds, 4), np.float32))[0]
+    return bool(np.isfinite(observation).all())
 
 
 @pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(),
                     reason="needs the fork start method")
-def test_twins_fly_in_forked_workers_of_a_process_that_ran_a_parallel_kernel():
+def test_forked_workers_fly_after_their_parent_used_the_threads():
     # numba's OpenMP layer kills a forked child that launches a parallel kernel after its
-    # parent launched one (any: here the batched engine's step, compiled for the other
-    # tests already); the twins' compiled loops must stay on the calling thread. The
-    # VectorEnv's own threaded kernel: the slow test below.
-    sim = BatchedAviary(n_worlds=4, drone_model="cf2x", mode=-1)
+    # parent launched one; the worlds' threads (pyflyt_like.batch.threads) are Python
+    # threads, made again in a child. Parent: the engine and a VectorEnv whose worlds are
+    # split among the threads; children: the twins and such a VectorEnv.
+    sim = BatchedAviary(n_worlds=4096, drone_model="cf2x", mode=-1)
     sim.set_setpoints(np.full(4, sim.hover_speed))
     sim.step(10)
-    assert all(0.0 < value <= 3.0 for value in _fly_twins_in_forked_workers())
-
-
-@pytest.mark.slow  # the threaded task kernel's cold compile (~1-3 min on 2 cores)
-@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(),
-                    reason="needs the fork start method")
-def test_twins_fly_in_forked_workers_of_a_process_that_ran_the_vector_env():
-    # numba's OpenMP layer kills a forked child that launches a parallel kernel after its
-    # parent did: the twins' compiled loops must stay on the calling thread
-    envs = make_vec("Track", 1024)
+    envs = make_vec("Track", 2048)
     envs.reset(seed=0)
-    envs.step(np.zeros((1024, 4), np.float32))
+    envs.step(np.zeros((2048, 4), np.float32))
+    assert envs._loop.parallel(None) and sim._advance.parallel(*[None] * 5, 10)
     context = multiprocessing.get_context("fork")
     with concurrent.futures.ProcessPoolExecutor(2, mp_context=context) as pool:
         returns = list(pool.map(_fly_twin, ["Hover", "Track"]))
+        finite = list(pool.map(_fly_vector_env, [2048, 2048]))
     assert all(0.0 < value <= 3.0 for value in returns)
+    assert all(finite)
 
 
 def test_bad_actions_and_seeds_raise():
