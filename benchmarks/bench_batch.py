@@ -60,7 +60,7 @@ def first_call(cache_dir: str | None) -> tuple[float, float, float, str]:
     from pyflyt_like.compiled import kernel_cache
 
     env = dict(os.environ)
-    folder = kernel_cache.cache_folder(kernel_cache.sources_digest())
+    folder = kernel_cache.cache_root()
     if cache_dir is not None:
         env["NUMBA_CACHE_DIR"] = cache_dir
         folder = Path(cache_dir)

@@ -143,7 +143,7 @@ def first_call(cache_dir: str | None) -> tuple[float, float, float, str] | str:
         try:
             from pyflyt_like.compiled import kernel_cache
 
-            folder = kernel_cache.cache_folder(kernel_cache.sources_digest())
+            folder = kernel_cache.cache_root()
         except Exception as error:  # an engine mid-rewrite: time it anyway, cache unknown
             print(f"  (cache folder unknown: {short_error(error)})")
     before = cache_files(folder) if folder is not None and folder.is_dir() else {}

@@ -219,6 +219,45 @@ def _run_replay(args: argparse.Namespace) -> int:
     return run(args, UsageError, CommandError, sys.stdout)
 
 
+def _add_compile_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("names", nargs="*", metavar="NAME",
+                        help="kernel targets to compile (see --list)")
+    parser.add_argument("--all", action="store_true", help="compile every target")
+    parser.add_argument("--list", action="store_true", help="list the targets and exit")
+
+
+def _run_compile(args: argparse.Namespace) -> int:
+    from .compiled import kernel_cache
+    from .envs.precompile import TARGETS, check_target_names, compile_targets
+
+    if args.list:
+        for target in TARGETS.values():
+            print(f"{target.name:24s} {target.used_by}")
+        return 0
+    if args.all == bool(args.names):
+        raise UsageError("give kernel target names or --all (--list shows the targets)")
+    try:
+        names = list(TARGETS) if args.all else check_target_names(args.names)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    kernel_cache.NOTICE.said = True  # this command reports what it compiles itself
+    root = kernel_cache.PackageCacheLocator.root
+
+    def progress(i: int, n: int, name: str) -> None:
+        bar = "#" * (20 * i // n) + "." * (20 - 20 * i // n)
+        print(f"[{bar}] {i + 1}/{n} {name} ...", file=sys.stderr, flush=True)
+
+    results = compile_targets(names, progress)
+    print(f"{'target':24s} {'seconds':>8s}  what")
+    for result in results:
+        what = (f"compiled {result.compiled} functions" if result.compiled
+                else "loaded from the cache")
+        print(f"{result.name:24s} {result.seconds:8.1f}  {what}")
+    total = sum(result.seconds for result in results)
+    print(f"{'total':24s} {total:8.1f}  cached in {root or 'a temporary folder (not kept)'}")
+    return 0
+
+
 COMMANDS: tuple[Command, ...] = (
     Command("fly", "fly a waypoint mission file (or the bundled one) and write its report",
             _add_fly_arguments, _run_fly),
@@ -228,6 +267,8 @@ COMMANDS: tuple[Command, ...] = (
             _add_replay_arguments, _run_replay),
     Command("demo", "fly a QuadX through four waypoints (headless unless --gui) and report",
             _add_demo_arguments, _run_demo),
+    Command("compile", "compile the batched engine's and tasks' kernels ahead of time",
+            _add_compile_arguments, _run_compile),
 )
 
 

@@ -1,5 +1,6 @@
-"""numba's caches of the package's kernels: in a per-user cache folder named after every
-compiled source, never inside the package; a cold cache says that it is compiling.
+"""numba's caches of the package's kernels: in a per-user cache folder, one folder per module
+named after the sources it can compile, never inside the package; a cold cache says that it
+is compiling; the same sources installed elsewhere load the same kernels.
 
 The end-to-end checks (slow tests) share one cold and one warm run of a small BatchedAviary
 in fresh interpreters (the cold one compiles for about 30 s).
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -21,12 +23,15 @@ from pyflyt_like.common import angles
 from pyflyt_like.compiled import kernel_cache
 from pyflyt_like.compiled.kernel_cache import (
     IDLE_BEFORE_REMOVAL,
+    KEEP_DIGESTS,
     PACKAGE,
     PackageCacheLocator,
-    cache_folder,
+    SourceGraph,
+    cache_root,
+    module_digest,
+    module_folder,
     python_tag,
     remove_older_folders,
-    sources_digest,
     user_cache_home,
 )
 
@@ -46,7 +51,7 @@ sim.step(100)
 kernels = {f"{name}.{key}": value.stats.cache_path
            for name, module in list(sys.modules.items()) if name.startswith("pyflyt_like")
            for key, value in vars(module).items() if isinstance(value, CPUDispatcher)}
-print(json.dumps({"folder": str(PackageCacheLocator.folder),
+print(json.dumps({"folder": str(PackageCacheLocator.root),
                   "temporary": str(PackageCacheLocator.process_folder),
                   "kernels": kernels, "pos": sim.pos.tolist()}))
 """
@@ -63,10 +68,15 @@ def cache_files(folder: Path) -> dict[str, int]:
     return {str(path): path.stat().st_mtime_ns for path in folder.rglob("*.nb[ic]")}
 
 
-def step_in_fresh_interpreter(cache_home: Path, tmp: Path) -> tuple[dict, str]:
+def step_in_fresh_interpreter(cache_home: Path, tmp: Path,
+                              install: Path | None = None) -> tuple[dict, str]:
+    """Run STEP_A_SMALL_AVIARY with ``cache_home``; ``install``: a folder holding another
+    copy of the package, imported instead of this one."""
     env = {key: value for key, value in os.environ.items()
            if key not in ("NUMBA_CACHE_DIR", "NUMBA_CACHE_LOCATOR_CLASSES")}
     env.update(XDG_CACHE_HOME=str(cache_home), TMPDIR=str(tmp))
+    if install is not None:
+        env["PYTHONPATH"] = str(install)
     tmp.mkdir(exist_ok=True)
     result = subprocess.run([sys.executable, "-c", STEP_A_SMALL_AVIARY], env=env, cwd=tmp,
                             capture_output=True, text=True, timeout=600)
@@ -83,10 +93,24 @@ def runs(tmp_path_factory):
     folder = Path(cold["folder"])
     after_cold = cache_files(folder)
     warm, warm_stderr = step_in_fresh_interpreter(root / "cache", root / "tmp")
+    after_warm = cache_files(folder)
+    # the same sources installed again elsewhere (new path, new file times)
+    copy_package(root / "install")
+    again, again_stderr = step_in_fresh_interpreter(root / "cache", root / "tmp",
+                                                    install=root / "install")
     return {"root": root, "folder": folder, "package_before": package_before,
             "package_after": package_cache_files(), "cold": cold, "cold_stderr": cold_stderr,
             "after_cold": after_cold, "warm": warm, "warm_stderr": warm_stderr,
-            "after_warm": cache_files(folder)}
+            "after_warm": after_warm, "again": again, "again_stderr": again_stderr,
+            "after_again": cache_files(folder)}
+
+
+def copy_package(destination: Path) -> Path:
+    """A copy of the package's sources and data under ``destination`` (as a reinstall
+    writes them: new files, new times); returns the copy's package folder."""
+    target = destination / PACKAGE.name
+    shutil.copytree(PACKAGE, target, ignore=shutil.ignore_patterns("__pycache__"))
+    return target
 
 
 def new_or_changed(before: dict, after: dict) -> list[str]:
@@ -100,9 +124,11 @@ def new_or_changed(before: dict, after: dict) -> list[str]:
 @pytest.mark.slow
 def test_a_cold_run_compiles_into_the_user_cache_folder_and_says_so(runs):
     folder = runs["folder"]
-    assert folder.is_relative_to(runs["root"] / "cache" / "pyflyt_like" / "numba")
-    assert folder.name.startswith(f"{python_tag()}-numba{numba.__version__}-")
-    assert {Path(path).parent.name for path in runs["after_cold"]} >= {"batch", "common"}
+    assert folder == runs["root"] / "cache" / "pyflyt_like" / "numba" / (
+        f"{python_tag()}-numba{numba.__version__}")
+    pipeline = module_folder(PACKAGE / "batch" / "pipeline.py",
+                             module_digest(PACKAGE / "batch" / "pipeline.py"), folder)
+    assert any(Path(path).parent == pipeline for path in runs["after_cold"])
     assert any(path.endswith(".nbi") for path in runs["after_cold"])
     assert runs["cold_stderr"].count("pyflyt_like: compiling") == 1
     assert f"cached in {folder}" in runs["cold_stderr"]
@@ -132,6 +158,14 @@ def test_a_warm_run_loads_the_cache_silently_and_steps_alike(runs):
 
 
 @pytest.mark.slow
+def test_the_same_sources_installed_elsewhere_load_the_cache(runs):
+    assert "compiling" not in runs["again_stderr"]
+    assert runs["after_again"] == runs["after_warm"]
+    assert runs["again"]["pos"] == runs["cold"]["pos"]
+    assert runs["again"]["kernels"] == runs["cold"]["kernels"]  # the same cache files
+
+
+@pytest.mark.slow
 def test_an_unwritable_cache_folder_still_steps(runs, tmp_path):
     """Compiles again (about 30 s): nothing can be cached."""
     blocked = tmp_path / "cache"
@@ -146,50 +180,84 @@ def test_an_unwritable_cache_folder_still_steps(runs, tmp_path):
 
 
 # ---------------------------------------------------------------------------- the folder
-def test_the_folder_changes_with_the_sources_digest(tmp_path):
-    first, second = cache_folder("0" * 64, tmp_path), cache_folder("1" * 64, tmp_path)
-    assert first != second
-    assert first.parent == second.parent  # same install: siblings
-    assert first.parent.parent == tmp_path / "pyflyt_like" / "numba"
-    assert first.name == f"{python_tag()}-numba{numba.__version__}-{'0' * 16}"
+def test_a_modules_folder_is_named_after_its_digest_under_the_root(tmp_path):
+    root = cache_root(tmp_path)
+    assert root == tmp_path / "pyflyt_like" / "numba" / f"{python_tag()}-numba{numba.__version__}"
+    path = PACKAGE / "batch" / "pipeline.py"
+    first, second = module_folder(path, "0" * 64, root), module_folder(path, "1" * 64, root)
+    assert first == root / "batch" / f"pipeline-{'0' * 16}"
+    assert first.parent == second.parent and first != second
 
 
-def test_idle_older_folders_of_the_same_python_are_removed(tmp_path):
-    current = cache_folder("0" * 64, tmp_path)
-    idle, busy = cache_folder("1" * 64, tmp_path), cache_folder("2" * 64, tmp_path)
-    other_python = current.parent / "py27-numba0.50.0-0000000000000000"
-    for folder in (current, idle, busy, other_python):
-        (folder / "batch").mkdir(parents=True)
-        (folder / "batch" / "f-1.py311.nbi").write_text("")
-    long_ago = time.time() - 2 * IDLE_BEFORE_REMOVAL
-    for folder in (current, idle, other_python):
-        for path in (folder, folder / "batch"):
-            os.utime(path, (long_ago, long_ago))
-    unrelated = current.parent / "notes.txt"
-    unrelated.write_text("kept")
-    remove_older_folders(current)  # busy: a process of older sources may still write there
-    assert sorted(p.name for p in current.parent.iterdir()) == sorted(
-        [current.name, busy.name, other_python.name, unrelated.name])
-    remove_older_folders(tmp_path / "missing" / "folder")  # nothing to list: no error
+def test_older_digests_are_removed_once_idle_but_the_newest_are_kept(tmp_path):
+    root = cache_root(tmp_path)
+    path = PACKAGE / "batch" / "pipeline.py"
+    folders = [module_folder(path, str(k) * 64, root) for k in range(6)]
+    other = module_folder(PACKAGE / "batch" / "rotors.py", "9" * 64, root)
+    now = time.time()
+    ages = [0, 10, 2 * IDLE_BEFORE_REMOVAL, 3 * IDLE_BEFORE_REMOVAL, 10,
+            4 * IDLE_BEFORE_REMOVAL]  # folder 0 is the current one
+    for folder, age in zip([*folders, other], [*ages, 5 * IDLE_BEFORE_REMOVAL], strict=True):
+        folder.mkdir(parents=True)
+        (folder / "f-1.py311.nbi").write_text("")
+        for item in (folder, folder / "f-1.py311.nbi"):
+            os.utime(item, (now - age, now - age))
+    remove_older_folders(folders[0])
+    left = sorted(p.name for p in folders[0].parent.iterdir())
+    # kept: the current one, the newest KEEP_DIGESTS - 1 others (1 and 4, both recent),
+    # and every folder written recently (a process may still write there); not another
+    # module's folder
+    assert KEEP_DIGESTS == 3
+    assert left == sorted(f.name for f in (folders[0], folders[1], folders[4], other))
+    remove_older_folders(tmp_path / "missing" / f"folder-{'0' * 16}")  # nothing: no error
 
 
-def test_the_digest_covers_kernel_modules_and_the_maths_packages(tmp_path):
-    package = tmp_path / "package"
-    for relative, source in {"engine/kernels.py": "from numba import njit\n",
-                             "tasks/loops.py": "from numba import njit\n",
-                             "common/formulas.py": "def f(x):\n    return x\n",
-                             "physics/forces.py": "def g(x):\n    return x\n",
-                             "cli.py": "VALUE = 1\n"}.items():
-        (package / relative).parent.mkdir(parents=True, exist_ok=True)
-        (package / relative).write_text(source)
-    digests = [sources_digest(package)]
-    (package / "cli.py").write_text("VALUE = 2\n")  # compiled by nobody: same digest
-    assert sources_digest(package) == digests[0]
-    for relative in ("tasks/loops.py", "common/formulas.py", "physics/forces.py"):
-        with open(package / relative, "a") as file:
-            file.write("# edited\n")
-        digests.append(sources_digest(package))
-    assert len(set(digests)) == len(digests)
+@pytest.fixture(scope="module")
+def package_copy(tmp_path_factory) -> Path:
+    return copy_package(tmp_path_factory.mktemp("sources"))
+
+
+def test_a_digest_covers_the_module_and_what_it_imports(package_copy):
+    graph = SourceGraph(package_copy)
+    closure = {path.relative_to(package_copy).as_posix()
+               for path in graph.closure(package_copy / "batch" / "pipeline.py")}
+    # its own stages' modules, the shared formulas they compile, relative and absolute
+    assert {"batch/pipeline.py", "batch/controllers.py", "batch/rotors.py",
+            "common/rotations.py", "control/pid.py", "physics/motor_lag.py",
+            "compiled/scene.py", "worlds/grid.py"} <= closure
+    # not what only runs in Python around it
+    assert not closure & {"batch/aviary.py", "cli.py", "core/aviary.py", "envs/registry.py"}
+
+
+def test_the_same_sources_elsewhere_have_the_same_digests(package_copy):
+    for relative in ("batch/pipeline.py", "envs/multirotor_tasks/kernels.py",
+                     "envs/dogfight/kernels.py"):
+        assert SourceGraph(package_copy).module_digest(package_copy / relative) == \
+            module_digest(PACKAGE / relative)
+
+
+def test_an_edit_changes_the_digests_of_the_kernels_that_compile_it_only(package_copy):
+    kernels = ["batch/pipeline.py", "batch/fixedwing/pipeline.py",
+               "envs/multirotor_tasks/kernels.py", "envs/dogfight/kernels.py",
+               "envs/fixedwing_tasks/kernels.py"]
+
+    def digests() -> dict[str, str]:
+        graph = SourceGraph(package_copy)
+        return {kernel: graph.module_digest(package_copy / kernel) for kernel in kernels}
+
+    before = digests()
+    for unrelated in ("cli.py", "batch/aviary.py", "core/aviary.py"):
+        with open(package_copy / unrelated, "a") as file:
+            file.write("# edited: no kernel compiles this\n")
+    assert digests() == before
+    with open(package_copy / "rules" / "dogfight.py", "a") as file:
+        file.write("# edited: the dogfight's rules\n")
+    after = digests()
+    changed = sorted(kernel for kernel in kernels if after[kernel] != before[kernel])
+    assert changed == ["envs/dogfight/kernels.py"]
+    with open(package_copy / "common" / "rotations.py", "a") as file:
+        file.write("# edited: every vehicle's rotations\n")
+    assert all(value != after[kernel] for kernel, value in digests().items())
 
 
 def test_the_user_cache_home_follows_xdg(monkeypatch, tmp_path):
@@ -203,31 +271,35 @@ def test_the_user_cache_home_follows_xdg(monkeypatch, tmp_path):
 
 # ---------------------------------------------------------------------------- the locator
 def test_the_locator_claims_package_files_only(monkeypatch, tmp_path):
-    monkeypatch.setattr(PackageCacheLocator, "folder", tmp_path / "folder")
+    monkeypatch.setattr(PackageCacheLocator, "root", tmp_path / "root")
     locator = PackageCacheLocator.from_function(angles.wrap_angle, angles.__file__)
-    assert locator.get_cache_path() == str(tmp_path / "folder" / "common")
+    digest = module_digest(angles.__file__)
+    assert locator.get_cache_path() == str(module_folder(angles.__file__, digest,
+                                                         tmp_path / "root"))
+    assert locator.get_source_stamp() == digest  # not the file's time: reinstalls load
     assert PackageCacheLocator.from_function(json.dumps, json.__file__) is None
 
 
 def test_numba_cache_dir_is_left_to_numba(monkeypatch, tmp_path):
-    monkeypatch.setattr(PackageCacheLocator, "folder", tmp_path / "folder")
+    monkeypatch.setattr(PackageCacheLocator, "root", tmp_path / "root")
     monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path / "numba"))
     assert PackageCacheLocator.from_function(angles.wrap_angle, angles.__file__) is None
 
 
 def test_an_unwritable_folder_falls_back_to_the_process_folder(monkeypatch, tmp_path):
     (tmp_path / "file").write_text("")
-    monkeypatch.setattr(PackageCacheLocator, "folder", tmp_path / "file" / "folder")
+    monkeypatch.setattr(PackageCacheLocator, "root", tmp_path / "file" / "root")
     monkeypatch.setattr(PackageCacheLocator, "process_folder", tmp_path / "process")
     locator = PackageCacheLocator.from_function(angles.wrap_angle, angles.__file__)
-    assert locator.get_cache_path() == str(tmp_path / "process" / "common")
+    assert locator.get_cache_path() == str(
+        module_folder(angles.__file__, module_digest(angles.__file__), tmp_path / "process"))
 
 
 def test_the_locator_is_first_in_numbas_list():
     from numba.core.caching import CacheImpl
 
     assert CacheImpl._locator_classes[0] is PackageCacheLocator
-    assert kernel_cache.register_cache_locator() == PackageCacheLocator.folder  # once only
+    assert kernel_cache.register_cache_locator() == PackageCacheLocator.root  # once only
     assert CacheImpl._locator_classes.count(PackageCacheLocator) == 1
 
 

@@ -6,6 +6,7 @@ and what is allowed.
 
 import math
 import os
+import re
 import warnings
 from pathlib import Path
 
@@ -95,17 +96,32 @@ def test_an_unreadable_file_says_permission_denied(tmp_path, monkeypatch):
         Mission.from_yaml(path)
 
 
-@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0,
-                    reason="root reads files whatever their mode")
+# Sysctls of mode 0200 (write-only): the kernel refuses to open them for reading to every
+# user, root included, whose capabilities override the mode of any file on a disk.
+WRITE_ONLY_FILES = [Path("/proc/sys/vm/compact_memory"), Path("/proc/sys/net/ipv4/route/flush"),
+                    Path("/proc/sys/net/ipv6/route/flush")]
+
+
 def test_an_unreadable_file_on_disk(tmp_path):
-    path = tmp_path / "locked.yaml"
-    path.write_text(ONE_VEHICLE)
-    path.chmod(0)
+    """A real open() that the OS refuses, not a mocked one: a write-only sysctl (Linux, any
+    user), and a file of mode 0 where modes bind (not as root)."""
+    paths = [path for path in WRITE_ONLY_FILES if path.is_file()][:1]
+    locked = tmp_path / "locked.yaml"
+    locked.write_text(ONE_VEHICLE)
+    if hasattr(os, "geteuid") and os.geteuid() != 0:
+        paths.append(locked)
+    if not paths:
+        pytest.skip("no write-only sysctl here, and this user reads files whatever their mode")
+    locked.chmod(0)
     try:
-        with pytest.raises(MissionError, match="permission denied"):
-            Mission.from_yaml(path)
+        for path in paths:
+            with pytest.raises(MissionError, match=rf"^mission file {re.escape(str(path))} "
+                                                   r"cannot be read: permission denied$"
+                               ) as error:
+                Mission.from_yaml(path)
+            assert_one_line_error(error, path)
     finally:
-        path.chmod(0o644)
+        locked.chmod(0o644)
 
 
 def test_a_huge_file_is_refused_before_parsing(tmp_path):

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.extras import require_extra
+
 SCRIPT = Path(__file__).resolve().parents[2] / "examples" / "train_batched_ppo.py"
 CPUS = os.cpu_count() or 1
 
@@ -103,22 +105,57 @@ def test_without_torch_the_script_exits_2_naming_the_extra():
         "https://download.pytorch.org/whl/cpu, then pip install 'pyflyt_like[rl]'"]
 
 
+# The machine the memory case pretends to run on: os.sysconf reports this much physical
+# memory to the script's subprocess, so half of it (the limit) is what the refusal names,
+# whatever memory the machine running the tests has.
+PRETEND_MEMORY = 8 * 2**30
+PRETEND_PAGE = 4096
+
+
+def _run_with_memory(memory: int, *args: str) -> subprocess.CompletedProcess:
+    """Run the script as ``python examples/train_batched_ppo.py ARGS`` does, in a Python whose
+    ``os.sysconf`` reports ``memory`` bytes of physical memory (any other name: the real one).
+    """
+    pretend = ("import os, runpy, sys\n"
+               "real = getattr(os, 'sysconf', None)\n"
+               f"pretend = {{'SC_PAGE_SIZE': {PRETEND_PAGE}, "
+               f"'SC_PHYS_PAGES': {memory // PRETEND_PAGE}}}\n"
+               "os.sysconf = lambda name: pretend[name] if name in pretend else real(name)\n"
+               f"sys.path.insert(0, {str(SCRIPT.parent)!r})\n"
+               f"sys.argv = [{str(SCRIPT)!r}, *{list(args)!r}]\n"
+               f"runpy.run_path({str(SCRIPT)!r}, run_name='__main__')\n")
+    return subprocess.run([sys.executable, "-c", pretend], capture_output=True, text=True,
+                          timeout=60)
+
+
 def test_a_num_envs_too_big_for_memory_exits_2_before_the_simulator_loads(tmp_path):
-    pytest.importorskip("torch", reason='needs the rl extra: pip install "pyflyt_like[rl]"')
-    from pyflyt_like.common.validation import memory_limit_bytes
+    require_extra("rl", "torch")  # the script imports torch before it checks the memory
     from pyflyt_like.training.memory import training_memory_bytes
 
-    # the Hover recipe's sizes with 1-D spaces: what the script checks first
-    if training_memory_bytes(32, 2**20, 1, 1, (64, 64), 4) <= memory_limit_bytes():
-        pytest.skip("this machine has the memory for 2**20 envs")
+    # the Hover recipe's sizes with 1-D spaces: what the script checks first; far more than
+    # the pretend machine's limit, so the refusal is exercised on any machine
+    needed = training_memory_bytes(32, 2**20, 1, 1, (64, 64), 4)
+    assert needed > 2 * PRETEND_MEMORY
     out = tmp_path / "runs"
-    result = _run("--num-envs", str(2**20), "--out", str(out))
-    assert result.returncode == 2 and result.stdout == ""
+    result = _run_with_memory(PRETEND_MEMORY, "--num-envs", str(2**20), "--out", str(out))
+    assert result.returncode == 2 and result.stdout == "", result.stderr
     (line,) = result.stderr.splitlines()
     assert line.startswith("train_batched_ppo.py: error: argument --num-envs 1048576 "
                            "(rollouts of 32 steps) needs about ")
-    assert "GiB allowed (half this machine's memory); use fewer envs" in line
+    assert line.endswith(", more than the 4 GiB allowed (half this machine's memory); "
+                         "use fewer envs (see --help)")
     assert not out.exists()
+    # the same run on a machine with the memory passes that check and stops at the next,
+    # before the simulator too: the --out folder, made after the memory check, cannot be
+    # made under a file
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file")
+    roomy = _run_with_memory(4 * needed, "--num-envs", str(2**20), "--out",
+                             str(blocker / "runs"))
+    assert roomy.returncode == 2 and roomy.stdout == ""
+    assert roomy.stderr.splitlines() == [
+        f"train_batched_ppo.py: error: argument --out: cannot create folder "
+        f"{str(blocker / 'runs')!r}: Not a directory (see --help)"]
 
 
 def test_help_lists_every_range():
