@@ -229,12 +229,7 @@ class BatchedAviary:
             run_worlds = family.pipeline.run_worlds_full
         self._run_worlds = run_worlds
         self._no_noise = np.zeros((1, 1, TURBULENCE_STATES))
-        # numba would type the ~100 arrays of every call again (~9 us); bound once here
-        n_drones = self.n_drones
-        self._advance = WorldLoop(
-            bound_entry(run_worlds, *self.kernel_arguments, self.mode, 1, self._no_noise, 0,
-                        self.n_worlds),
-            self.n_worlds, work_per_world=lambda *arguments: n_drones * arguments[5])
+        self._loop: WorldLoop | None = None  # bound at the first step (_advance)
         self._sensor_streams_drawn = False
         self._reset_stages = reset_stages(stages)
         self._aviary_state = np.zeros((self.n_worlds, self.n_drones, 4, 3))
@@ -433,6 +428,19 @@ class BatchedAviary:
                 self.rng.standard_normal(out=noise[:count])
                 advance(state, plant, nominal, config, self.mode, count, noise)
         self._restart_diverged()
+
+    def _advance(self, *arguments) -> None:
+        """Run the kernel on ``arguments`` (state, plant, nominal, config, mode, n_steps,
+        noise) over every world. The first call binds it, compiling it or loading it from
+        the cache: an engine whose kernel is never run (a task steps the worlds with its
+        own) compiles nothing."""
+        if self._loop is None:
+            n_drones = self.n_drones
+            # numba would type the ~100 arrays of every call again (~9 us); bound once
+            self._loop = WorldLoop(
+                bound_entry(self._run_worlds, *arguments, 0, self.n_worlds), self.n_worlds,
+                work_per_world=lambda *arguments: n_drones * arguments[5])
+        self._loop(*arguments)
 
     def _restart_diverged(self) -> None:
         """Reset the worlds whose kinematic state is not finite; record them in

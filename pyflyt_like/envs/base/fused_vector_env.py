@@ -12,12 +12,14 @@ autoreset bookkeeping, and the public per-world views :attr:`~FusedVectorEnv.end
 
 Every task kernel has the signature::
 
-    kernel(state, plant, nominal, config, noise, task, params,
+    kernel(state, plant, nominal, config, noise, task, params, *stages,
            actions, restart, play, observation, reward, terminated, truncated, first, last)
 
 for the worlds ``first <= w < last``: those of ``restart`` ((W,) bool) start a new episode
 (reward 0, neither terminated nor truncated); with ``play`` the others apply their
-``actions`` (finite: checked before the call) and play one agent step.
+``actions`` (finite: checked before the call) and play one agent step. ``stages`` are the
+task's own (none for most): arguments that are None where the task does without a stage, so
+that numba compiles its step without that code.
 """
 
 from __future__ import annotations
@@ -42,11 +44,11 @@ class FusedVectorEnv(VectorEnv):
 
     sim: BatchedAviary
 
-    def _bind_kernel(self, kernel, task, params, physics_steps: int) -> None:
+    def _bind_kernel(self, kernel, task, params, physics_steps: int, stages: tuple = ()) -> None:
         """Bind ``kernel`` (module docstring) to this env's arrays: the engine's, its
-        ``task`` arrays and ``params``, and the buffers ``_actions``, ``_observation`` and
-        ``_reward``. ``physics_steps`` per agent step and drone sets when the worlds are
-        split among threads."""
+        ``task`` arrays, ``params`` and ``stages``, and the buffers ``_actions``,
+        ``_observation`` and ``_reward``. ``physics_steps`` per agent step and drone sets
+        when the worlds are split among threads."""
         n = self.sim.n_worlds
         self._terminated = np.zeros(n, bool)
         self._truncated = np.zeros(n, bool)
@@ -54,7 +56,7 @@ class FusedVectorEnv(VectorEnv):
         self._restart = np.zeros(n, bool)
         self._all = np.ones(n, bool)
         no_noise = np.zeros((1, 1, TURBULENCE_STATES))  # the turbulence input: none here
-        self._kernel_arguments = (*self.sim.kernel_arguments, no_noise, task, params)
+        self._kernel_arguments = (*self.sim.kernel_arguments, no_noise, task, params, *stages)
         entry = bound_entry(kernel, *self._kernel_arguments, self._actions, self._restart,
                             True, self._observation, self._reward, self._terminated,
                             self._truncated, 0, n)

@@ -23,7 +23,7 @@ from numba import njit
 
 from pyflyt_like.batch.finite import world_finite
 from pyflyt_like.batch.multirotor_reset import reset_world
-from pyflyt_like.batch.pipeline import KERNEL, prepare, step_world_full
+from pyflyt_like.batch.pipeline import KERNEL, prepare, step_world, step_world_full
 from pyflyt_like.batch.sensors import reset_sensor_world
 from pyflyt_like.batch.world_random import next_normals, next_uniform
 from pyflyt_like.compiled.jit import compile_shared
@@ -97,14 +97,14 @@ def draw_start(task, params, w, pool):
     (``task.start_pos[w]``, ``task.start_euler[w]``); with obstacle layouts
     (``params.level_size`` > 0), its layout ``task.layout[w]`` among the ``level_size``
     of its curriculum level ``task.level[w]`` in ``pool`` (the arrays of a
-    :class:`~pyflyt_like.worlds.LayoutPool`), and Navigate's goal redrawn while a trunk is
-    near it (:mod:`pyflyt_like.rules.navigate`)."""
+    :class:`~pyflyt_like.worlds.LayoutPool`, or None for a task without obstacles), and
+    Navigate's goal redrawn while a trunk is near it (:mod:`pyflyt_like.rules.navigate`)."""
     u = task.uniforms[w]
     for i in range(u.shape[0]):
         u[i] = next_uniform(task.streams, w)
     start_episode(params.task, u, task.target[w], task.curve[w], task.start_pos[w, 0],
                   task.start_euler[w, 0])
-    if params.level_size == 0:
+    if pool is None or params.level_size == 0:  # None: compiled without the obstacles
         return
     size = params.level_size
     layout = task.level[w] * size + min(int(next_uniform(task.streams, w) * size), size - 1)
@@ -116,15 +116,6 @@ def draw_start(task, params, w, pool):
         if clearance >= navigate.GOAL_CLEARANCE:
             return
         place_goal(next_uniform(task.streams, w), goal)
-
-
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def pool_of(config):
-    """The engine's pool of layouts (``config``'s world arrays, in their order)."""
-    return (config.world_cylinders, config.world_boxes, config.world_spheres,
-            config.world_counts, config.world_origin, config.world_cells,
-            config.world_z_range, config.world_cell_size, config.world_first_cell,
-            config.world_cell_start, config.world_items)
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
@@ -155,12 +146,13 @@ def setpoint_of(quat, task, params, w, setpoint):
 def score_world(pos, quat, vel, crashed, task, params, w, pool):
     """Score world ``w``'s agent step (its drone at ``pos``, ``quat``, ``vel``, its
     collision flag ``crashed``, its obstacles those of its layout in ``pool``, the arrays of
-    a :class:`~pyflyt_like.worlds.LayoutPool`): reward, Reach's next target on arrival,
-    Land's soft landing, Navigate's arrival; returns (reward, terminated)."""
+    a :class:`~pyflyt_like.worlds.LayoutPool`, or None without obstacles): reward, Reach's
+    next target on arrival, Land's soft landing, Navigate's arrival; returns (reward,
+    terminated)."""
     task.step_count[w] += 1
     time = task.step_count[w] * params.agent_period
     clearance = navigate.CLEARANCE_MARGIN  # no obstacles: nothing near
-    if params.level_size > 0:
+    if pool is not None and params.level_size > 0:
         clearance = pool_distance(*pool, task.layout[w], pos[0], pos[1], pos[2],
                                   navigate.CLEARANCE_MARGIN)
     reward, terminated, distance, arrived, landed = score_step(
@@ -183,8 +175,9 @@ def score_world(pos, quat, vel, crashed, task, params, w, pool):
 @njit(cache=True, _nrt=False, error_model="numpy")
 def observe_world(pos, quat, vel, ang_vel, ranges, task, params, w, observation):
     """World ``w``'s observation (size,) of its drone's true state (and, with
-    ``params.sectors`` > 0, the LiDAR sectors of its flat ``ranges`` [m], last), with noise
-    drawn from its noise stream when ``params.noise_std > 0``."""
+    ``params.sectors`` > 0, the LiDAR sectors of its flat ``ranges`` [m], last; ``ranges``
+    None: compiled without them), with noise drawn from its noise stream when
+    ``params.noise_std > 0``."""
     normals = task.normals[w]
     if params.noise_std > 0.0:
         next_normals(task.noise_streams, w, normals)
@@ -196,7 +189,7 @@ def observe_world(pos, quat, vel, ang_vel, ranges, task, params, w, observation)
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def _observe_sectors(ranges, params, normals, observation):
-    if params.sectors > 0:
+    if ranges is not None and params.sectors > 0:
         put_sectors(ranges, params.beams, params.max_range, normals, params.noise_std,
                     params.observation_low, params.observation_high, observation,
                     observation.shape[0] - params.sectors)
@@ -217,11 +210,17 @@ def observe_world_sensed(sensed, periods, ranges, task, params, w, observation):
     _observe_sectors(ranges, params, normals, observation)
 
 
+# The stages a task's fused step compiles: a task pays only for what it uses. Each of the
+# arguments below is None when the task does without it, and numba then compiles the step
+# without the code under ``if ... is not None`` (it prunes a branch on an argument of type
+# None, also in an inlined function): Hover compiles no obstacle, LiDAR or sensor code.
+#   pool     the arrays of the layout pool (Navigate's forests) or None;
+#   sensing  True: the engine's sensors (and obstacles) stages and the sensors' reset;
+#   sensed   True: the observation of the sensor readings (``observation="sensors"``);
+#   rays     True: the LiDAR's sectors in the observation.
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def _observe_state(state, task, params, w, observation):
-    # the LiDAR's rays come first in the engine's ray table (RAY_SENSOR_NAMES order)
-    ranges = state.ray_readings[w, 0, 0:state.ray_first[1]]
-    if params.sensed:
+def _observe_ranges(state, task, params, w, observation, sensed, ranges):
+    if sensed is not None:
         observe_world_sensed(state.sensor_readings[w, 0], state.sensor_periods, ranges,
                              task, params, w, observation)
     else:
@@ -229,36 +228,52 @@ def _observe_state(state, task, params, w, observation):
                       state.ang_vel[w, 0], ranges, task, params, w, observation)
 
 
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+def _observe_state(state, task, params, w, observation, sensed, rays):
+    if rays is not None:
+        # the LiDAR's rays come first in the engine's ray table (RAY_SENSOR_NAMES order)
+        _observe_ranges(state, task, params, w, observation, sensed,
+                        state.ray_readings[w, 0, 0:state.ray_first[1]])
+    else:
+        _observe_ranges(state, task, params, w, observation, sensed, None)
+
+
 @njit(cache=True, _nrt=False, error_model="numpy")
-def _restart_world(state, plant, config, task, params, w, observation):
+def _restart_world(state, plant, config, task, params, w, observation, pool, sensing, sensed,
+                   rays):
     """A new episode in world ``w``: start from its stream, engine, sensors and task reset
     (the plant is not redrawn here: the VectorEnv does it before the call)."""
-    draw_start(task, params, w, pool_of(config))
+    draw_start(task, params, w, pool)
     state.world_layout[w] = task.layout[w]  # reset_world asks for an exact obstacle query
     reset_world(state, plant, w, task.start_pos[w], task.start_euler[w])
-    reset_sensor_world(state, config, w)
+    if sensing is not None:
+        reset_sensor_world(state, config, w)
     start_task(state.pos[w, 0], task, params, w)
-    _observe_state(state, task, params, w, observation)
+    _observe_state(state, task, params, w, observation, sensed, rays)
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def _play_world(state, plant, nominal, config, noise, task, params, w, observation):
+def _play_world(state, plant, nominal, config, noise, task, params, w, observation, pool,
+                sensing, sensed, rays):
     """One agent step of world ``w`` (its clipped action in ``task.last_action[w]``);
     returns (reward, terminated, truncated). Every physics step runs the engine's stages,
-    obstacles and sensors included (neither costs more than a test without a world or
-    sensors)."""
+    with obstacles and sensors when ``sensing``."""
     setpoint_of(state.quat[w, 0], task, params, w, state.setpoint[w, 0])
     prepare(state, params.mode, w)
     for _ in range(params.physics_steps):
-        step_world_full(state, plant, nominal, config, params.mode, w, noise, 0)
+        if sensing is not None:
+            step_world_full(state, plant, nominal, config, params.mode, w, noise, 0)
+        else:
+            step_world(state, plant, nominal, config, params.mode, w, noise, 0)
     if not world_finite(state, w):
         # scored nothing (a state the drone never flew to); show a valid state until the
         # next step restarts the world
-        _restart_world(state, plant, config, task, params, w, observation)
+        _restart_world(state, plant, config, task, params, w, observation, pool, sensing,
+                       sensed, rays)
         return rules.FAILURE_REWARD, True, False
     reward, terminated = score_world(state.pos[w, 0], state.quat[w, 0], state.vel[w, 0],
-                                     state.crashed[w, 0], task, params, w, pool_of(config))
-    _observe_state(state, task, params, w, observation)
+                                     state.crashed[w, 0], task, params, w, pool)
+    _observe_state(state, task, params, w, observation, sensed, rays)
     return reward, terminated, (not terminated) and task.step_count[w] >= params.max_steps
 
 
@@ -278,17 +293,19 @@ def clip_actions(actions, task, params):
 
 
 @njit(**KERNEL)
-def task_rows(state, plant, nominal, config, noise, task, params, actions, restart, play,
-              observation, reward, terminated, truncated, first, last):
+def task_rows(state, plant, nominal, config, noise, task, params, pool, sensing, sensed, rays,
+              actions, restart, play, observation, reward, terminated, truncated, first, last):
     """One agent step of worlds ``first`` to ``last - 1`` (run by a
     :class:`~pyflyt_like.batch.threads.WorldLoop`): worlds of ``restart`` ((W,) bool) start
     a new episode (reward 0, not terminated nor truncated); with ``play`` the others apply
     their ``actions`` (W, k), finite (the caller checks), clipped to the action space, and
     play, else they are left as they are. Writes ``observation`` (W, size) float32,
-    ``reward`` (W,), ``terminated`` and ``truncated`` (W,) bool."""
+    ``reward`` (W,), ``terminated`` and ``truncated`` (W,) bool. ``pool``, ``sensing``,
+    ``sensed``, ``rays``: the stages the task uses (None: compiled without; see above)."""
     for w in range(first, last):
         if restart[w]:
-            _restart_world(state, plant, config, task, params, w, observation[w])
+            _restart_world(state, plant, config, task, params, w, observation[w], pool,
+                           sensing, sensed, rays)
             reward[w] = 0.0
             terminated[w] = False
             truncated[w] = False
@@ -297,4 +314,5 @@ def task_rows(state, plant, nominal, config, noise, task, params, actions, resta
                 task.last_action[w, a] = min(max(actions[w, a], params.action_low[a]),
                                              params.action_high[a])
             reward[w], terminated[w], truncated[w] = _play_world(
-                state, plant, nominal, config, noise, task, params, w, observation[w])
+                state, plant, nominal, config, noise, task, params, w, observation[w], pool,
+                sensing, sensed, rays)

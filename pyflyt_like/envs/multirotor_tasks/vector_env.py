@@ -9,6 +9,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from pyflyt_like.batch import BatchedAviary
+from pyflyt_like.batch.arrays import WORLD_FIELDS
 from pyflyt_like.batch.memory import engine_bytes
 from pyflyt_like.batch.world_random import world_streams
 from pyflyt_like.common.multirotor_model import load_multirotor_model
@@ -96,7 +97,13 @@ class MultirotorVectorEnv(FusedVectorEnv):
         self._seed = options.seed
         self._started = False
         self._view = self._camera = None
-        self._bind_kernel(kernels.task_rows, self.task, self.params, self.params.physics_steps)
+        config = self.sim.kernel_arguments[3]
+        pool = tuple(getattr(config, name) for name in WORLD_FIELDS) if self.navigate else None
+        sensing = True if options.sensors or self.navigate else None
+        stages = (pool, sensing, True if self.params.sensed else None,
+                  True if self.params.sectors else None)  # kernels.task_rows: what they do
+        self._bind_kernel(kernels.task_rows, self.task, self.params, self.params.physics_steps,
+                          stages)
 
     def reset(self, *, seed: int | list[int] | None = None,
               options: dict[str, Any] | None = None):

@@ -314,7 +314,7 @@ def test_forked_workers_fly_after_their_parent_used_the_threads():
     envs = make_vec("Track", 2048)
     envs.reset(seed=0)
     envs.step(np.zeros((2048, 4), np.float32))
-    assert envs._loop.parallel(None) and sim._advance.parallel(*[None] * 5, 10)
+    assert envs._loop.parallel(None) and sim._loop.parallel(*[None] * 5, 10)
     context = multiprocessing.get_context("fork")
     with concurrent.futures.ProcessPoolExecutor(2, mp_context=context) as pool:
         returns = list(pool.map(_fly_twin, ["Hover", "Track"]))
