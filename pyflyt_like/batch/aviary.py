@@ -221,13 +221,9 @@ class BatchedAviary:
         self._world_layout_view = self._state.world_layout.view()
         self._world_layout_view.flags.writeable = False
         stages = check_user_stages(options.user_stages, list(family.pipeline.STAGES))
-        run_worlds = build_run_worlds(family.pipeline, stages)
-        if (self.sensor_params or self.world_spec is not None) \
-                and run_worlds is family.pipeline.run_worlds:
-            # the cached kernel with the obstacles and sensors stages (a user-stage kernel
-            # has every stage)
-            run_worlds = family.pipeline.run_worlds_full
-        self._run_worlds = run_worlds
+        self._run_worlds = build_run_worlds(family.pipeline, stages)
+        # the obstacles and sensors stages, compiled only for an engine with either
+        self._sensing = True if self.sensor_params or self.world_spec is not None else None
         self._no_noise = np.zeros((1, 1, TURBULENCE_STATES))
         self._loop: WorldLoop | None = None  # bound at the first step (_advance)
         self._sensor_streams_drawn = False
@@ -419,19 +415,20 @@ class BatchedAviary:
         state, plant, nominal, config = self._state, self.plant, self._nominal, self._config
         advance = self._advance
         if not config.turbulence:
-            advance(state, plant, nominal, config, self.mode, n_steps, self._no_noise)
+            advance(state, plant, nominal, config, self.mode, n_steps, self._no_noise,
+                    self._sensing)
         else:
             chunk = max(1, NOISE_CHUNK_BYTES // (8 * TURBULENCE_STATES * self.n_worlds))
             noise = np.empty((min(chunk, n_steps), self.n_worlds, TURBULENCE_STATES))
             for done in range(0, n_steps, chunk):
                 count = min(chunk, n_steps - done)
                 self.rng.standard_normal(out=noise[:count])
-                advance(state, plant, nominal, config, self.mode, count, noise)
+                advance(state, plant, nominal, config, self.mode, count, noise, self._sensing)
         self._restart_diverged()
 
     def _advance(self, *arguments) -> None:
         """Run the kernel on ``arguments`` (state, plant, nominal, config, mode, n_steps,
-        noise) over every world. The first call binds it, compiling it or loading it from
+        noise, sensing) over every world. The first call binds it, compiling it or loading it from
         the cache: an engine whose kernel is never run (a task steps the worlds with its
         own) compiles nothing."""
         if self._loop is None:
@@ -572,8 +569,8 @@ class BatchedAviary:
         whose compiled step calls the family's ``pipeline.step_world`` itself (one call per
         agent step: the dogfight's). Such a step owns what :meth:`step` does besides the
         physics (divergence, turbulence noise); a mode change may replace ``state``.
-        ``step_world`` has no obstacles stage: a task flying among obstacles calls
-        ``pipeline.step_world_full``, whose stage reads the pool in ``config``
+        ``step_world(..., sensing=None)`` has no obstacles stage: a task flying among
+        obstacles passes ``sensing=True``, whose stage reads the pool in ``config``
         (:data:`~.arrays.WORLD_FIELDS`) and ``state.world_layout``."""
         return self._state, self.plant, self._nominal, self._config
 

@@ -19,14 +19,14 @@ one compiled call. User stages go between them (:mod:`pyflyt_like.batch.user_sta
 fixed-wing pipeline (:mod:`pyflyt_like.batch.fixedwing.pipeline`) shares the wind,
 obstacles, sensors, turbulence and clock stages.
 
-Two kernels, both cached on disk, each a serial loop over a range of worlds (run on one
-thread or several by :class:`~.threads.WorldLoop`): :func:`run_worlds` (:func:`step_world`)
-runs every stage but ``obstacles`` and ``sensors``, so an engine with neither a world nor
-sensors (and a task's kernel that inlines :func:`step_world`) pays nothing for them;
-:func:`run_worlds_full` (:func:`step_world_full`) runs all of them, for an engine with
-sensors or a world (:mod:`pyflyt_like.batch.sensors`, :mod:`pyflyt_like.batch.obstacles`):
-its ``obstacles`` stage returns at once for an empty layout, its ``sensors`` stage without
-sensors. A kernel with user stages runs every stage.
+One kernel, :func:`run_worlds`, a serial loop over a range of worlds (run on one thread or
+several by :class:`~.threads.WorldLoop`), compiled and cached twice: with ``sensing=None``
+it runs every stage but ``obstacles`` and ``sensors``, so an engine with neither a world
+nor sensors (and a task's kernel that inlines :func:`step_world` so) pays nothing for them;
+with ``sensing=True`` it runs all of them, for an engine with sensors or a world
+(:mod:`pyflyt_like.batch.sensors`, :mod:`pyflyt_like.batch.obstacles`): its ``obstacles``
+stage returns at once for an empty layout, its ``sensors`` stage without sensors. A kernel
+with user stages runs every stage.
 """
 
 from __future__ import annotations
@@ -177,7 +177,7 @@ def clock(state, plant, nominal, config, mode, w, noise, step_index):
     state.steps[w] += 1
 
 
-#: The stages in the order :func:`step_world_full` runs them (:func:`step_world`: all but
+#: The stages in the order :func:`step_world` runs them (with ``sensing=None``: all but
 #: ``obstacles`` and ``sensors``).
 STAGES = {"wind": wind, "control": control, "rotors": rotors, "integrate": integrate,
           "floor": floor, "obstacles": obstacles, "sensors": sensors,
@@ -191,28 +191,19 @@ def prepare(state, mode, w):
 
 
 @njit(**_STAGE)
-def step_world(state, plant, nominal, config, mode, w, noise, step_index):
-    """One physics step of world ``w``: the :data:`STAGES` in order but ``obstacles`` and
-    ``sensors`` (an engine with neither a world nor sensors; the tasks' kernels)."""
+def step_world(state, plant, nominal, config, mode, w, noise, step_index, sensing):
+    """One physics step of world ``w``: the :data:`STAGES` in order; ``obstacles`` and
+    ``sensors`` only when ``sensing`` is not None (an engine with a world or sensors: True).
+    numba compiles the step for ``sensing=None`` without those two stages (it prunes a
+    branch on an argument of type None), so an engine or task without them pays nothing."""
     wind(state, plant, nominal, config, mode, w, noise, step_index)
     control(state, plant, nominal, config, mode, w, noise, step_index)
     rotors(state, plant, nominal, config, mode, w, noise, step_index)
     integrate(state, plant, nominal, config, mode, w, noise, step_index)
     floor(state, plant, nominal, config, mode, w, noise, step_index)
-    turbulence(state, plant, nominal, config, mode, w, noise, step_index)
-    clock(state, plant, nominal, config, mode, w, noise, step_index)
-
-
-@njit(**_STAGE)
-def step_world_full(state, plant, nominal, config, mode, w, noise, step_index):
-    """One physics step of world ``w``: every stage of :data:`STAGES` in order."""
-    wind(state, plant, nominal, config, mode, w, noise, step_index)
-    control(state, plant, nominal, config, mode, w, noise, step_index)
-    rotors(state, plant, nominal, config, mode, w, noise, step_index)
-    integrate(state, plant, nominal, config, mode, w, noise, step_index)
-    floor(state, plant, nominal, config, mode, w, noise, step_index)
-    obstacles(state, plant, nominal, config, mode, w, noise, step_index)
-    sensors(state, plant, nominal, config, mode, w, noise, step_index)
+    if sensing is not None:
+        obstacles(state, plant, nominal, config, mode, w, noise, step_index)
+        sensors(state, plant, nominal, config, mode, w, noise, step_index)
     turbulence(state, plant, nominal, config, mode, w, noise, step_index)
     clock(state, plant, nominal, config, mode, w, noise, step_index)
 
@@ -223,9 +214,10 @@ KERNEL = dict(cache=True, _nrt=False, error_model="numpy", nogil=True)
 
 
 @njit(**KERNEL)
-def run_worlds(state, plant, nominal, config, mode, n_steps, noise, first, last):
-    """``n_steps`` physics steps of worlds ``first`` to ``last - 1``, one after another
-    (:func:`step_world`: neither a world nor sensors).
+def run_worlds(state, plant, nominal, config, mode, n_steps, noise, sensing, first, last):
+    """``n_steps`` physics steps of worlds ``first`` to ``last - 1``, one after another;
+    ``sensing``: None, or True for the ``obstacles`` and ``sensors`` stages
+    (:func:`step_world`).
 
     Every stage is inlined into this loop (``inline="always"``): the named tuples of arrays
     travel by value, hundreds of words each, so a function call per drone-step that passes
@@ -236,14 +228,4 @@ def run_worlds(state, plant, nominal, config, mode, n_steps, noise, first, last)
     for w in range(first, last):
         prepare(state, mode, w)
         for step_index in range(n_steps):
-            step_world(state, plant, nominal, config, mode, w, noise, step_index)
-
-
-@njit(**KERNEL)
-def run_worlds_full(state, plant, nominal, config, mode, n_steps, noise, first, last):
-    """:func:`run_worlds` with :func:`step_world_full`: the kernel of an engine with a world
-    or sensors."""
-    for w in range(first, last):
-        prepare(state, mode, w)
-        for step_index in range(n_steps):
-            step_world_full(state, plant, nominal, config, mode, w, noise, step_index)
+            step_world(state, plant, nominal, config, mode, w, noise, step_index, sensing)

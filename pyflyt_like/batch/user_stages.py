@@ -85,7 +85,7 @@ _KERNEL = '''
 def step_world(state, plant, nominal, config, mode, w, noise, step_index):
 {body}
 
-def run_worlds(state, plant, nominal, config, mode, n_steps, noise, first, last):
+def run_worlds(state, plant, nominal, config, mode, n_steps, noise, sensing, first, last):
     for w in range(first, last):
         prepare(state, mode, w)
         for step_index in range(n_steps):

@@ -1,10 +1,10 @@
 """Obstacle worlds on the batched engine: BatchedAviary(world=...), its pool of layouts, the
 obstacles stage (a collision is a crash), the start rule and the options.
 
-Few kernels: every engine with a world (or sensors) runs the one cached ``run_worlds_full``
-of its family, whatever its pool, so the multirotor engines below share one compiled kernel
-(and the engines without a world the cached ``run_worlds``); the fixed-wing flight, which
-needs its family's kernel, is marked slow.
+Few kernels: every engine with a world (or sensors) runs its family's cached ``run_worlds``
+compiled with ``sensing=True``, whatever its pool, so the multirotor engines below share one
+compiled kernel (and the engines without a world the one of ``sensing=None``); the
+fixed-wing flight, which needs its family's kernel, is marked slow.
 """
 
 from __future__ import annotations
@@ -135,7 +135,7 @@ def test_the_obstacles_stage_follows_the_floor_in_both_pipelines():
     for pipeline in (multirotor_pipeline, fixedwing_pipeline):
         names = list(pipeline.STAGES)
         assert names.index("obstacles") == names.index("floor") + 1
-        assert hasattr(pipeline, "run_worlds_full") and not hasattr(pipeline, "advance")
+        assert not hasattr(pipeline, "run_worlds_full") and not hasattr(pipeline, "advance")
 
 
 # ---------------------------------------------------------------- no world: unchanged
@@ -163,13 +163,13 @@ def test_without_a_world_the_engine_flies_bit_for_bit_as_before():
     options = dict(n_worlds=6, n_drones=2, drone_model=MODEL, mode=1, physics_hz=HZ,
                    seed=11, randomize={"mass": (0.9, 1.1)}, turbulence={})
     plain = BatchedAviary(**options)
-    assert plain._run_worlds is multirotor_pipeline.run_worlds
+    assert plain._run_worlds is multirotor_pipeline.run_worlds and plain._sensing is None
     assert plain.layout_pool.n_layouts == 1 and plain.layout_pool.cells.tolist() == [[0, 0]]
     reference = fly_commands(plain)
     far = World([Cylinder(x=500.0, y=500.0, radius=1.0, height=10.0)])
     for world in (World(), far):
         sim = BatchedAviary(**options, world=world)
-        assert sim._run_worlds is multirotor_pipeline.run_worlds_full
+        assert sim._run_worlds is multirotor_pipeline.run_worlds and sim._sensing is True
         flown = fly_commands(sim)
         for key, value in reference.items():
             np.testing.assert_array_equal(flown[key], value, err_msg=f"{key} with {world}")

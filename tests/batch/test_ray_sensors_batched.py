@@ -3,7 +3,8 @@ world's obstacle layout, checked against the closed-form reference
 (:func:`pyflyt_like.sensors.lidar.true_ranges`), against the PyBullet Aviary at the same
 poses (1 mm, the issue's bound), and for their noise, dropout, rate and streams.
 
-Every engine here has sensors, so all run the family's one cached ``run_worlds_full``.
+Every engine here has sensors, so all run the family's cached ``run_worlds`` compiled with
+``sensing=True``.
 """
 
 from __future__ import annotations

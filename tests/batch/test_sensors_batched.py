@@ -265,7 +265,7 @@ def test_a_masked_reset_draws_new_units_for_the_reset_worlds_only(resting):
 def test_no_sensors_reads_nothing_and_adds_no_arrays():
     sim = BatchedAviary(n_worlds=2, drone_model="cf2x", physics_hz=HZ, sensors={})
     assert sim.read_sensors() == {} and sim.sensor_params == {}
-    assert sim._state.sensor_state.size == 0 and sim._run_worlds is multirotor_pipeline.run_worlds
+    assert sim._state.sensor_state.size == 0 and sim._sensing is None
     with_sensors, without = (sim.family.memory_bytes(1000, 2, sensors)[0]
                              for sensors in (resolve_sensors(NOISY, HZ), None))
     assert with_sensors > without + 1000 * 2 * 8 * 40  # the state and readings per drone

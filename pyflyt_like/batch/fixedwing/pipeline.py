@@ -17,8 +17,8 @@ multirotor pipeline (:mod:`pyflyt_like.batch.pipeline`), whose wind, obstacles, 
 turbulence and clock stages this one shares, and its floor formula. Every stage has the
 signature ``(state, plant, nominal, config, mode, w, noise, step_index)`` and is inlined
 into :func:`step_world`; user stages go between them (:mod:`pyflyt_like.batch.user_stages`).
-As for multirotors, :func:`run_worlds` runs every stage but ``obstacles`` and ``sensors``
-and :func:`run_worlds_full` all of them (an engine with a world or sensors).
+As for multirotors, :func:`run_worlds` runs ``obstacles`` and ``sensors`` only when its
+``sensing`` is not None (an engine with a world or sensors), compiled without them else.
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def floor(state, plant, nominal, config, mode, w, noise, step_index):
             state.crashed[w, d] = True
 
 
-#: The stages in the order :func:`step_world_full` runs them (:func:`step_world`: all but
+#: The stages in the order :func:`step_world` runs them (with ``sensing=None``: all but
 #: ``obstacles`` and ``sensors``).
 STAGES = {"wind": wind, "control": control, "aerodynamics": aerodynamics,
           "integrate": integrate, "floor": floor, "obstacles": obstacles,
@@ -94,48 +94,27 @@ def prepare(state, mode, w):
 
 
 @njit(**_STAGE)
-def step_world(state, plant, nominal, config, mode, w, noise, step_index):
-    """One physics step of world ``w``: the :data:`STAGES` in order but ``obstacles`` and
-    ``sensors`` (an engine with neither a world nor sensors; the tasks' kernels)."""
+def step_world(state, plant, nominal, config, mode, w, noise, step_index, sensing):
+    """One physics step of world ``w``: the :data:`STAGES` in order; ``obstacles`` and
+    ``sensors`` only when ``sensing`` is not None (an engine with a world or sensors: True).
+    numba compiles the step for ``sensing=None`` without those two stages (it prunes a
+    branch on an argument of type None), so an engine or task without them pays nothing."""
     wind(state, plant, nominal, config, mode, w, noise, step_index)
     control(state, plant, nominal, config, mode, w, noise, step_index)
     aerodynamics(state, plant, nominal, config, mode, w, noise, step_index)
     integrate(state, plant, nominal, config, mode, w, noise, step_index)
     floor(state, plant, nominal, config, mode, w, noise, step_index)
+    if sensing is not None:
+        obstacles(state, plant, nominal, config, mode, w, noise, step_index)
+        sensors(state, plant, nominal, config, mode, w, noise, step_index)
     turbulence(state, plant, nominal, config, mode, w, noise, step_index)
     clock(state, plant, nominal, config, mode, w, noise, step_index)
 
 
-@njit(**_STAGE)
-def step_world_full(state, plant, nominal, config, mode, w, noise, step_index):
-    """One physics step of world ``w``: every stage of :data:`STAGES` in order."""
-    wind(state, plant, nominal, config, mode, w, noise, step_index)
-    control(state, plant, nominal, config, mode, w, noise, step_index)
-    aerodynamics(state, plant, nominal, config, mode, w, noise, step_index)
-    integrate(state, plant, nominal, config, mode, w, noise, step_index)
-    floor(state, plant, nominal, config, mode, w, noise, step_index)
-    obstacles(state, plant, nominal, config, mode, w, noise, step_index)
-    sensors(state, plant, nominal, config, mode, w, noise, step_index)
-    turbulence(state, plant, nominal, config, mode, w, noise, step_index)
-    clock(state, plant, nominal, config, mode, w, noise, step_index)
-
-
-# run_worlds has the multirotor's shape: numba binds the step_world it calls when it
-# compiles it, and a step passed in as an argument could not be inlined (user stages
-# generate the same loop from a template, uncached; these two are cached on disk).
 @njit(**KERNEL)
-def run_worlds(state, plant, nominal, config, mode, n_steps, noise, first, last):
+def run_worlds(state, plant, nominal, config, mode, n_steps, noise, sensing, first, last):
     """``n_steps`` physics steps of worlds ``first`` to ``last - 1``, one after another
-    (every stage inlined, as the multirotor's ``run_worlds``)."""
+    (every stage inlined, as the multirotor's ``run_worlds``; ``sensing`` as there)."""
     for w in range(first, last):
         for step_index in range(n_steps):
-            step_world(state, plant, nominal, config, mode, w, noise, step_index)
-
-
-@njit(**KERNEL)
-def run_worlds_full(state, plant, nominal, config, mode, n_steps, noise, first, last):
-    """:func:`run_worlds` with :func:`step_world_full`: the kernel of an engine with a world
-    or sensors."""
-    for w in range(first, last):
-        for step_index in range(n_steps):
-            step_world_full(state, plant, nominal, config, mode, w, noise, step_index)
+            step_world(state, plant, nominal, config, mode, w, noise, step_index, sensing)

@@ -138,7 +138,7 @@ def _play_world(state, plant, nominal, config, noise, task, params, actions, w,
                            if task.in_play[w, d] else 0.0)
     for _ in range(params.aviary_steps):
         for _ in range(params.physics_steps):
-            step_world(state, plant, nominal, config, params.mode, w, noise, 0)
+            step_world(state, plant, nominal, config, params.mode, w, noise, 0, None)
         for d in range(n):
             if state.contact[w, d]:
                 task.touched[w, d] = True

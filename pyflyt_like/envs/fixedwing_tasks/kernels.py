@@ -162,7 +162,7 @@ def _play_world(state, plant, nominal, config, noise, task, params, action, w, o
     touched = False
     for _ in range(params.aviary_steps):
         for _ in range(params.physics_steps):
-            step_world(state, plant, nominal, config, params.mode, w, noise, 0)
+            step_world(state, plant, nominal, config, params.mode, w, noise, 0, None)
         if state.contact[w, 0]:
             touched = True
     finite = world_finite(state, w)

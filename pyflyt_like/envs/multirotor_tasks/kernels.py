@@ -23,7 +23,7 @@ from numba import njit
 
 from pyflyt_like.batch.finite import world_finite
 from pyflyt_like.batch.multirotor_reset import reset_world
-from pyflyt_like.batch.pipeline import KERNEL, prepare, step_world, step_world_full
+from pyflyt_like.batch.pipeline import KERNEL, prepare, step_world
 from pyflyt_like.batch.sensors import reset_sensor_world
 from pyflyt_like.batch.world_random import next_normals, next_uniform
 from pyflyt_like.compiled.jit import compile_shared
@@ -261,10 +261,7 @@ def _play_world(state, plant, nominal, config, noise, task, params, w, observati
     setpoint_of(state.quat[w, 0], task, params, w, state.setpoint[w, 0])
     prepare(state, params.mode, w)
     for _ in range(params.physics_steps):
-        if sensing is not None:
-            step_world_full(state, plant, nominal, config, params.mode, w, noise, 0)
-        else:
-            step_world(state, plant, nominal, config, params.mode, w, noise, 0)
+        step_world(state, plant, nominal, config, params.mode, w, noise, 0, sensing)
     if not world_finite(state, w):
         # scored nothing (a state the drone never flew to); show a valid state until the
         # next step restarts the world
