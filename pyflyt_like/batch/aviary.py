@@ -224,6 +224,7 @@ class BatchedAviary:
         self._run_worlds = build_run_worlds(family.pipeline, stages)
         # the obstacles and sensors stages, compiled only for an engine with either
         self._sensing = True if self.sensor_params or self.world_spec is not None else None
+        self._outer_loop = self._outer_loop_of(self.mode)
         self._no_noise = np.zeros((1, 1, TURBULENCE_STATES))
         self._loop: WorldLoop | None = None  # bound at the first step (_advance)
         self._sensor_streams_drawn = False
@@ -272,7 +273,16 @@ class BatchedAviary:
             self._state = self._state._replace(setpoint=np.zeros(
                 (self.n_worlds, self.n_drones, self.setpoint_size_of(mode))))
         self.mode = int(mode)
+        if self._outer_loop_of(self.mode) is not self._outer_loop:
+            # the kernel compiled (or cached) with the outer loop, or without it: bound
+            # again at the next step
+            self._outer_loop, self._loop = self._outer_loop_of(self.mode), None
         self._reset_controllers(slice(None))
+
+    def _outer_loop_of(self, mode: int) -> bool | None:
+        """The kernel's ``outer_loop`` argument in ``mode``: True for the family's modes
+        that fly the outer loop, else None (compiled without it)."""
+        return True if mode in self.family.outer_loop_modes else None
 
     def _reset_controllers(self, worlds) -> None:
         """Clear the controllers of ``worlds`` (indices, a (W,) mask or a slice) and preset
@@ -416,21 +426,22 @@ class BatchedAviary:
         advance = self._advance
         if not config.turbulence:
             advance(state, plant, nominal, config, self.mode, n_steps, self._no_noise,
-                    self._sensing)
+                    self._sensing, self._outer_loop)
         else:
             chunk = max(1, NOISE_CHUNK_BYTES // (8 * TURBULENCE_STATES * self.n_worlds))
             noise = np.empty((min(chunk, n_steps), self.n_worlds, TURBULENCE_STATES))
             for done in range(0, n_steps, chunk):
                 count = min(chunk, n_steps - done)
                 self.rng.standard_normal(out=noise[:count])
-                advance(state, plant, nominal, config, self.mode, count, noise, self._sensing)
+                advance(state, plant, nominal, config, self.mode, count, noise, self._sensing,
+                        self._outer_loop)
         self._restart_diverged()
 
     def _advance(self, *arguments) -> None:
         """Run the kernel on ``arguments`` (state, plant, nominal, config, mode, n_steps,
-        noise, sensing) over every world. The first call binds it, compiling it or loading it from
-        the cache: an engine whose kernel is never run (a task steps the worlds with its
-        own) compiles nothing."""
+        noise, sensing, outer_loop) over every world. The first call binds it, compiling it
+        or loading it from the cache: an engine whose kernel is never run (a task steps the
+        worlds with its own) compiles nothing."""
         if self._loop is None:
             n_drones = self.n_drones
             # numba would type the ~100 arrays of every call again (~9 us); bound once

@@ -251,9 +251,11 @@ def allocate(nominal, command, thrust, tx, ty, tz):
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def control_tick(state, nominal, config, mode, w, d, rotation):
+def control_tick(state, nominal, config, mode, w, d, rotation, outer_loop):
     """One controller tick of drone (w, d) in ``mode``: new rotor commands; ``rotation`` is
-    the drone's attitude matrix (row-major 9-tuple)."""
+    the drone's attitude matrix (row-major 9-tuple). ``outer_loop``: True in the position
+    mode (the family's ``outer_loop_modes``); None compiles the tick without the geometric
+    controller."""
     command = state.rotor_command[w, d]
     setpoint = state.setpoint[w, d]
     if mode == FlightMode.ACTUATORS:
@@ -263,7 +265,7 @@ def control_tick(state, nominal, config, mode, w, d, rotation):
     if mode == FlightMode.THRUST_TORQUES:
         allocate(nominal, command, setpoint[0], setpoint[1], setpoint[2], setpoint[3])
         return
-    if mode == FlightMode.POSITION:
+    if outer_loop is not None and mode == FlightMode.POSITION:
         if state.use_reference[w, d]:
             ref = state.reference[w, d]
         else:

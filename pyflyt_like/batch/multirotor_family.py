@@ -30,7 +30,9 @@ class MultirotorFamily:
 
     name = "multirotor"
     modes = MULTIROTOR_MODES
-    pipeline = pipeline  # its STAGES, prepare and advance
+    #: the modes whose kernel compiles the outer loop (the geometric position controller)
+    outer_loop_modes = (int(FlightMode.POSITION),)
+    pipeline = pipeline  # its STAGES, prepare and run_worlds
 
     #: physics_hz [Hz] when none is given
     default_physics_hz = 500

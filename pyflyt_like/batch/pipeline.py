@@ -47,23 +47,24 @@ _STAGE = dict(cache=True, _nrt=False, error_model="numpy", inline="always")
 
 
 @njit(**_STAGE)
-def wind(state, plant, nominal, config, mode, w, noise, step_index):
+def wind(state, plant, nominal, config, mode, w, noise, step_index, outer_loop):
     """The world's wind of this step into ``state.wind``."""
     current_wind(state, plant, config, w)
 
 
 @njit(**_STAGE)
-def control(state, plant, nominal, config, mode, w, noise, step_index):
+def control(state, plant, nominal, config, mode, w, noise, step_index, outer_loop):
     """Every drone's control tick, when due."""
     if state.steps[w] % config.mode_steps:
         return
     for d in range(state.pos.shape[1]):
         q = state.quat[w, d]
-        control_tick(state, nominal, config, mode, w, d, quat_to_matrix(q[0], q[1], q[2], q[3]))
+        control_tick(state, nominal, config, mode, w, d, quat_to_matrix(q[0], q[1], q[2], q[3]),
+                     outer_loop)
 
 
 @njit(**_STAGE)
-def rotors(state, plant, nominal, config, mode, w, noise, step_index):
+def rotors(state, plant, nominal, config, mode, w, noise, step_index, outer_loop):
     """Every drone's rotor wrench, from the state at the start of the step (downwash sees
     the others there), plus its torque disturbance, into ``state.wrench``."""
     for d in range(state.pos.shape[1]):
@@ -78,7 +79,7 @@ def rotors(state, plant, nominal, config, mode, w, noise, step_index):
 
 
 @njit(**_STAGE)
-def integrate(state, plant, nominal, config, mode, w, noise, step_index):
+def integrate(state, plant, nominal, config, mode, w, noise, step_index, outer_loop):
     """Every drone's rigid body one step under its wrench."""
     for d in range(state.pos.shape[1]):
         wrench = state.wrench[w, d]
@@ -89,7 +90,7 @@ def integrate(state, plant, nominal, config, mode, w, noise, step_index):
 
 
 @njit(**_STAGE)
-def floor(state, plant, nominal, config, mode, w, noise, step_index):
+def floor(state, plant, nominal, config, mode, w, noise, step_index, outer_loop):
     """The floor under every drone; contact and crash flags."""
     for d in range(state.pos.shape[1]):
         contact, crash = floor_constraint(state.pos[w, d], state.quat[w, d], state.vel[w, d],
@@ -109,7 +110,7 @@ CHECK_MARGIN = 1e-9
 
 
 @njit(**_STAGE)
-def obstacles(state, plant, nominal, config, mode, w, noise, step_index):
+def obstacles(state, plant, nominal, config, mode, w, noise, step_index, outer_loop):
     """Every drone's collision sphere (radius ``config.collision_radius``) against its
     world's layout of the pool (``state.world_layout[w]``); shared by both families.
 
@@ -158,21 +159,21 @@ def obstacles(state, plant, nominal, config, mode, w, noise, step_index):
 
 
 @njit(**_STAGE)
-def sensors(state, plant, nominal, config, mode, w, noise, step_index):
+def sensors(state, plant, nominal, config, mode, w, noise, step_index, outer_loop):
     """Every drone's sensors that are due sample the state after the step (nothing without
     sensors); shared by both families."""
     sense(state, config, w)
 
 
 @njit(**_STAGE)
-def turbulence(state, plant, nominal, config, mode, w, noise, step_index):
+def turbulence(state, plant, nominal, config, mode, w, noise, step_index, outer_loop):
     """Advance the world's Dryden filters (when on)."""
     if config.turbulence:
         advance_turbulence(state, config, w, noise[step_index, w])
 
 
 @njit(**_STAGE)
-def clock(state, plant, nominal, config, mode, w, noise, step_index):
+def clock(state, plant, nominal, config, mode, w, noise, step_index, outer_loop):
     """Count the world's step."""
     state.steps[w] += 1
 
@@ -191,21 +192,24 @@ def prepare(state, mode, w):
 
 
 @njit(**_STAGE)
-def step_world(state, plant, nominal, config, mode, w, noise, step_index, sensing):
+def step_world(state, plant, nominal, config, mode, w, noise, step_index, sensing,
+               outer_loop):
     """One physics step of world ``w``: the :data:`STAGES` in order; ``obstacles`` and
     ``sensors`` only when ``sensing`` is not None (an engine with a world or sensors: True).
     numba compiles the step for ``sensing=None`` without those two stages (it prunes a
-    branch on an argument of type None), so an engine or task without them pays nothing."""
-    wind(state, plant, nominal, config, mode, w, noise, step_index)
-    control(state, plant, nominal, config, mode, w, noise, step_index)
-    rotors(state, plant, nominal, config, mode, w, noise, step_index)
-    integrate(state, plant, nominal, config, mode, w, noise, step_index)
-    floor(state, plant, nominal, config, mode, w, noise, step_index)
+    branch on an argument of type None), so an engine or task without them pays nothing.
+    ``outer_loop``: None, or True for a flight mode that flies the outer loop (the
+    multirotor's position mode, the fixed-wing autopilot), compiled only then."""
+    wind(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
+    control(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
+    rotors(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
+    integrate(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
+    floor(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
     if sensing is not None:
-        obstacles(state, plant, nominal, config, mode, w, noise, step_index)
-        sensors(state, plant, nominal, config, mode, w, noise, step_index)
-    turbulence(state, plant, nominal, config, mode, w, noise, step_index)
-    clock(state, plant, nominal, config, mode, w, noise, step_index)
+        obstacles(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
+        sensors(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
+    turbulence(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
+    clock(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
 
 
 #: The options of a fused kernel: a serial loop over a range of worlds that releases the GIL,
@@ -214,7 +218,8 @@ KERNEL = dict(cache=True, _nrt=False, error_model="numpy", nogil=True)
 
 
 @njit(**KERNEL)
-def run_worlds(state, plant, nominal, config, mode, n_steps, noise, sensing, first, last):
+def run_worlds(state, plant, nominal, config, mode, n_steps, noise, sensing, outer_loop,
+               first, last):
     """``n_steps`` physics steps of worlds ``first`` to ``last - 1``, one after another;
     ``sensing``: None, or True for the ``obstacles`` and ``sensors`` stages
     (:func:`step_world`).
@@ -228,4 +233,5 @@ def run_worlds(state, plant, nominal, config, mode, n_steps, noise, sensing, fir
     for w in range(first, last):
         prepare(state, mode, w)
         for step_index in range(n_steps):
-            step_world(state, plant, nominal, config, mode, w, noise, step_index, sensing)
+            step_world(state, plant, nominal, config, mode, w, noise, step_index, sensing,
+                       outer_loop)

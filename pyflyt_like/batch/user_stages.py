@@ -82,14 +82,15 @@ def check_user_stages(user_stages: object, stage_names: Sequence[str]) -> tuple[
 
 
 _KERNEL = '''
-def step_world(state, plant, nominal, config, mode, w, noise, step_index):
+def step_world(state, plant, nominal, config, mode, w, noise, step_index, outer_loop):
 {body}
 
-def run_worlds(state, plant, nominal, config, mode, n_steps, noise, sensing, first, last):
+def run_worlds(state, plant, nominal, config, mode, n_steps, noise, sensing, outer_loop,
+               first, last):
     for w in range(first, last):
         prepare(state, mode, w)
         for step_index in range(n_steps):
-            step_world(state, plant, nominal, config, mode, w, noise, step_index)
+            step_world(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
 '''
 
 
@@ -125,7 +126,7 @@ def _compile_run_worlds(pipeline: ModuleType, step_stages: Sequence[UserStage]):
         for kind in ("before", "after"):
             if kind == "after":
                 lines.append(f"    stage_{name}(state, plant, nominal, config, mode, w, noise, "
-                             "step_index)")
+                             "step_index, outer_loop)")
             for i, stage in enumerate(step_stages):
                 if stage.place == (kind, name):
                     namespace[f"user_{i}"] = stage.function

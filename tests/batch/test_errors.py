@@ -366,9 +366,9 @@ def test_turbulence_noise_is_drawn_in_chunks_with_the_same_result(monkeypatch):
     chunked = BatchedAviary(**options)
     advance = chunked._advance
 
-    def counting_advance(state, plant, model, config, mode, n_steps, noise, sensing):
+    def counting_advance(state, plant, model, config, mode, n_steps, noise, *switches):
         calls.append((n_steps, noise.shape))
-        advance(state, plant, model, config, mode, n_steps, noise, sensing)
+        advance(state, plant, model, config, mode, n_steps, noise, *switches)
 
     monkeypatch.setattr(chunked, "_advance", counting_advance)
     chunked.step(301)
@@ -386,7 +386,7 @@ def test_a_huge_step_with_turbulence_never_holds_all_its_noise(monkeypatch):
     class Stop(Exception):
         pass
 
-    def stopping_advance(state, plant, model, config, mode, n_steps, noise, sensing):
+    def stopping_advance(state, plant, model, config, mode, n_steps, noise, *switches):
         shapes.append((n_steps, noise.nbytes))
         if len(shapes) == 3:
             raise Stop

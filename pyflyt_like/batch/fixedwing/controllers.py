@@ -74,9 +74,11 @@ def airspeed_of(state, config, w, d):
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def control_tick(state, nominal, config, mode, w, d, rotation):
+def control_tick(state, nominal, config, mode, w, d, rotation, outer_loop):
     """One control tick of aircraft (w, d) in ``mode``: sets its surface and thrust
-    commands from its setpoint. ``rotation``: its attitude, row-major 9-tuple."""
+    commands from its setpoint. ``rotation``: its attitude, row-major 9-tuple.
+    ``outer_loop``: True in the autopilot modes; None compiles the tick without the
+    autopilot (the engine binds it so: it is None only in the other modes)."""
     setpoint = state.setpoint[w, d]
     if mode == ACTUATORS:
         commands = state.surface_command[w, d]
@@ -94,6 +96,8 @@ def control_tick(state, nominal, config, mode, w, d, rotation):
                                nominal.rate_limits, (0.0, 0.0, setpoint[2]))
         _fly_rates(state, nominal, config, w, d, rates)
         state.thrust_command[w, d] = min(max(setpoint[3], 0.0), 1.0)
+        return
+    if outer_loop is None:  # never in modes 2 and 3 (the engine binds outer_loop so)
         return
     # modes 2 and 3: the autopilot
     tecs, vel, pos = nominal, state.vel[w, d], state.pos[w, d]  # the TECS fields

@@ -32,7 +32,9 @@ class FixedwingFamily:
     """Fixed-wing aircraft in the batched engine (modes -1, 0, 1, 2, 3)."""
 
     name = "fixedwing"
-    pipeline = pipeline  # its STAGES, prepare and advance
+    #: the modes whose kernel compiles the outer loop (the autopilot: TECS, heading, bank)
+    outer_loop_modes = AUTOPILOT_MODES
+    pipeline = pipeline  # its STAGES, prepare and run_worlds
 
     #: physics_hz [Hz] when none is given
     default_physics_hz = 240

@@ -15,7 +15,7 @@ Per world and per physics step::
 The order of the PyBullet ``Aviary.step`` (control, physics update, step, state), as the
 multirotor pipeline (:mod:`pyflyt_like.batch.pipeline`), whose wind, obstacles, sensors,
 turbulence and clock stages this one shares, and its floor formula. Every stage has the
-signature ``(state, plant, nominal, config, mode, w, noise, step_index)`` and is inlined
+signature ``(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)`` and is inlined
 into :func:`step_world`; user stages go between them (:mod:`pyflyt_like.batch.user_stages`).
 As for multirotors, :func:`run_worlds` runs ``obstacles`` and ``sensors`` only when its
 ``sensing`` is not None (an engine with a world or sensors), compiled without them else.
@@ -37,17 +37,18 @@ _STAGE = dict(cache=True, _nrt=False, error_model="numpy", inline="always")
 
 
 @njit(**_STAGE)
-def control(state, plant, nominal, config, mode, w, noise, step_index):
+def control(state, plant, nominal, config, mode, w, noise, step_index, outer_loop):
     """Every aircraft's control tick, when due."""
     if state.steps[w] % config.mode_steps:
         return
     for d in range(state.pos.shape[1]):
         q = state.quat[w, d]
-        control_tick(state, nominal, config, mode, w, d, quat_to_matrix(q[0], q[1], q[2], q[3]))
+        control_tick(state, nominal, config, mode, w, d, quat_to_matrix(q[0], q[1], q[2], q[3]),
+                     outer_loop)
 
 
 @njit(**_STAGE)
-def aerodynamics(state, plant, nominal, config, mode, w, noise, step_index):
+def aerodynamics(state, plant, nominal, config, mode, w, noise, step_index, outer_loop):
     """Every aircraft's surfaces, drag and motor, into ``state.wrench``."""
     for d in range(state.pos.shape[1]):
         q = state.quat[w, d]
@@ -57,7 +58,7 @@ def aerodynamics(state, plant, nominal, config, mode, w, noise, step_index):
 
 
 @njit(**_STAGE)
-def integrate(state, plant, nominal, config, mode, w, noise, step_index):
+def integrate(state, plant, nominal, config, mode, w, noise, step_index, outer_loop):
     """Every aircraft's rigid body one step under its wrench."""
     for d in range(state.pos.shape[1]):
         q = state.quat[w, d]
@@ -70,7 +71,7 @@ def integrate(state, plant, nominal, config, mode, w, noise, step_index):
 
 
 @njit(**_STAGE)
-def floor(state, plant, nominal, config, mode, w, noise, step_index):
+def floor(state, plant, nominal, config, mode, w, noise, step_index, outer_loop):
     """The floor under every aircraft's base origin; contact and crash flags."""
     for d in range(state.pos.shape[1]):
         contact, crash = floor_constraint(state.pos[w, d], state.quat[w, d], state.vel[w, d],
@@ -94,27 +95,32 @@ def prepare(state, mode, w):
 
 
 @njit(**_STAGE)
-def step_world(state, plant, nominal, config, mode, w, noise, step_index, sensing):
+def step_world(state, plant, nominal, config, mode, w, noise, step_index, sensing,
+               outer_loop):
     """One physics step of world ``w``: the :data:`STAGES` in order; ``obstacles`` and
     ``sensors`` only when ``sensing`` is not None (an engine with a world or sensors: True).
     numba compiles the step for ``sensing=None`` without those two stages (it prunes a
-    branch on an argument of type None), so an engine or task without them pays nothing."""
-    wind(state, plant, nominal, config, mode, w, noise, step_index)
-    control(state, plant, nominal, config, mode, w, noise, step_index)
-    aerodynamics(state, plant, nominal, config, mode, w, noise, step_index)
-    integrate(state, plant, nominal, config, mode, w, noise, step_index)
-    floor(state, plant, nominal, config, mode, w, noise, step_index)
+    branch on an argument of type None), so an engine or task without them pays nothing.
+    ``outer_loop``: None, or True for a flight mode that flies the outer loop (the
+    multirotor's position mode, the fixed-wing autopilot), compiled only then."""
+    wind(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
+    control(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
+    aerodynamics(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
+    integrate(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
+    floor(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
     if sensing is not None:
-        obstacles(state, plant, nominal, config, mode, w, noise, step_index)
-        sensors(state, plant, nominal, config, mode, w, noise, step_index)
-    turbulence(state, plant, nominal, config, mode, w, noise, step_index)
-    clock(state, plant, nominal, config, mode, w, noise, step_index)
+        obstacles(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
+        sensors(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
+    turbulence(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
+    clock(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
 
 
 @njit(**KERNEL)
-def run_worlds(state, plant, nominal, config, mode, n_steps, noise, sensing, first, last):
+def run_worlds(state, plant, nominal, config, mode, n_steps, noise, sensing, outer_loop,
+               first, last):
     """``n_steps`` physics steps of worlds ``first`` to ``last - 1``, one after another
     (every stage inlined, as the multirotor's ``run_worlds``; ``sensing`` as there)."""
     for w in range(first, last):
         for step_index in range(n_steps):
-            step_world(state, plant, nominal, config, mode, w, noise, step_index, sensing)
+            step_world(state, plant, nominal, config, mode, w, noise, step_index, sensing,
+                       outer_loop)

@@ -138,7 +138,8 @@ def _play_world(state, plant, nominal, config, noise, task, params, actions, w,
                            if task.in_play[w, d] else 0.0)
     for _ in range(params.aviary_steps):
         for _ in range(params.physics_steps):
-            step_world(state, plant, nominal, config, params.mode, w, noise, 0, None)
+            # flight modes -1, 0 and 1 only: neither sensors nor the autopilot compiled
+            step_world(state, plant, nominal, config, params.mode, w, noise, 0, None, None)
         for d in range(n):
             if state.contact[w, d]:
                 task.touched[w, d] = True

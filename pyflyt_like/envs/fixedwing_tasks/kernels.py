@@ -162,7 +162,8 @@ def _play_world(state, plant, nominal, config, noise, task, params, action, w, o
     touched = False
     for _ in range(params.aviary_steps):
         for _ in range(params.physics_steps):
-            step_world(state, plant, nominal, config, params.mode, w, noise, 0, None)
+            # flight modes -1, 0 and 1 only: neither sensors nor the autopilot compiled
+            step_world(state, plant, nominal, config, params.mode, w, noise, 0, None, None)
         if state.contact[w, 0]:
             touched = True
     finite = world_finite(state, w)

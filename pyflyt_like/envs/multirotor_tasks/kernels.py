@@ -261,7 +261,8 @@ def _play_world(state, plant, nominal, config, noise, task, params, w, observati
     setpoint_of(state.quat[w, 0], task, params, w, state.setpoint[w, 0])
     prepare(state, params.mode, w)
     for _ in range(params.physics_steps):
-        step_world(state, plant, nominal, config, params.mode, w, noise, 0, sensing)
+        # flight modes -1, 0 and 1 only: the position mode's outer loop not compiled
+        step_world(state, plant, nominal, config, params.mode, w, noise, 0, sensing, None)
     if not world_finite(state, w):
         # scored nothing (a state the drone never flew to); show a valid state until the
         # next step restarts the world
