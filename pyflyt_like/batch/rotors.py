@@ -9,17 +9,16 @@ import math
 
 from numba import njit
 
+from pyflyt_like.compiled.jit import compile_shared
 from pyflyt_like.compiled.rotations import transpose_times_vector
 from pyflyt_like.physics import motor_lag, rotor_aerodynamics
 
 from .air import air_velocity
 
 # the physical formulas have one home, shared with the PyBullet components
-downwash_force = njit(cache=True, _nrt=False, error_model="numpy")(
-    rotor_aerodynamics.downwash_force)
-ground_effect_gain = njit(cache=True, _nrt=False, error_model="numpy")(
-    rotor_aerodynamics.ground_effect_gain)
-lag_step = njit(cache=True, _nrt=False, error_model="numpy")(motor_lag.lag_step)
+downwash_force = compile_shared(rotor_aerodynamics.downwash_force)
+ground_effect_gain = compile_shared(rotor_aerodynamics.ground_effect_gain)
+lag_step = compile_shared(motor_lag.lag_step)
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")

@@ -46,9 +46,10 @@ takes (:func:`pyflyt_like.sensors.imu.sample_draws`: its white noise's 6, then i
 random walk's 6 when it steps). A world's readings therefore depend on its stream only, not
 on the thread that ran it nor on W.
 
-Cost: the stage is inlined into the kernels, the IMU's model with it (:func:`_inlined`), the
-draws with literal counts (the compiler unrolls them); whether a sensor is due is told by a
-countdown, not an integer division per world and step (:func:`_due`).
+Cost: the stage is inlined into the kernels, the IMU's model with it
+(``compile_shared(..., inline=True)``), the draws with literal counts (the compiler unrolls
+them); whether a sensor is due is told by a countdown, not an integer division per world and
+step (:func:`_due`).
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ from pyflyt_like.common.sensor_readings import (
     VELOCITY,
 )
 from pyflyt_like.compiled import rotations as r
-from pyflyt_like.compiled.jit import SCALAR_OPTIONS, compile_shared
+from pyflyt_like.compiled.jit import compile_shared
 from pyflyt_like.compiled.sensor_models import (
     baro_reset,
     baro_sample,
@@ -135,20 +136,15 @@ SCRATCH_SIZE = 30
 
 
 # ------------------------------------------------------------------ the IMU, inlined
-def _inlined(function, *callees):
-    """``function`` compiled as :func:`~pyflyt_like.compiled.jit.compile_shared` compiles
-    it (its calls bound to ``callees``), and inlined into its callers (numba IR). The IMU
-    samples every physics step, and its sample called with a dozen array views cost 5 ns
-    more per drone-step than inlined (of about 20)."""
-    return njit(**SCALAR_OPTIONS, inline="always")(compile_shared(function, *callees).py_func)
-
-
-_saturate_quantise = _inlined(noise.saturate_quantise)
-_specific_force = _inlined(imu.specific_force, r.quat_to_matrix, r.transpose_times_vector,
-                           r.cross)
-_measure = _inlined(imu.measure, _saturate_quantise)
-imu_sample = _inlined(imu.sample, _specific_force, _measure, r.transpose_times_vector)
-imu_sample_draws = _inlined(imu.sample_draws)
+# The IMU samples every physics step, and its sample called with a dozen array views cost
+# 5 ns more per drone-step than inlined (of about 20): inlined into the sensors stage.
+_saturate_quantise = compile_shared(noise.saturate_quantise, inline=True)
+_specific_force = compile_shared(imu.specific_force, r.quat_to_matrix,
+                                 r.transpose_times_vector, r.cross, inline=True)
+_measure = compile_shared(imu.measure, _saturate_quantise, inline=True)
+imu_sample = compile_shared(imu.sample, _specific_force, _measure, r.transpose_times_vector,
+                            inline=True)
+imu_sample_draws = compile_shared(imu.sample_draws, inline=True)
 
 
 # ------------------------------------------------------------------ arrays (Python)

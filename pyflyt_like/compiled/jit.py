@@ -27,17 +27,22 @@ ALLOCATING_OPTIONS = dict(cache=True, error_model="numpy")
 
 
 def compile_shared(function: Callable, *callees: CPUDispatcher,
-                   allocates: bool = False) -> CPUDispatcher:
+                   allocates: bool = False, inline: bool = False) -> CPUDispatcher:
     """``function`` compiled (:data:`SCALAR_OPTIONS`, or :data:`ALLOCATING_OPTIONS` when it
     ``allocates``), its calls to the shared functions that ``callees`` (compiled with this
-    function) compile bound to them."""
+    function) compile bound to them; with ``inline``, inlined into its compiled callers
+    (numba IR, ``inline="always"``: for a function called at every physics step whose
+    arguments would cost more to pass than its work, e.g. the IMU's sample).
+
+    The one way the package compiles a plain-Python shared function."""
     namespace = dict(function.__globals__)
     namespace.update({callee.py_func.__name__: callee for callee in callees})
     copy = types.FunctionType(function.__code__, namespace, function.__name__,
                               function.__defaults__, function.__closure__)
     copy.__module__, copy.__qualname__ = function.__module__, function.__qualname__
     copy.__doc__ = function.__doc__
-    return njit(**(ALLOCATING_OPTIONS if allocates else SCALAR_OPTIONS))(copy)
+    options = ALLOCATING_OPTIONS if allocates else SCALAR_OPTIONS
+    return njit(**options, **({"inline": "always"} if inline else {}))(copy)
 
 
 def bound_entry(dispatcher: CPUDispatcher, *args) -> Callable:

@@ -6,19 +6,17 @@ Quaternions are (x, y, z, w), PyBullet's order, body to world. Matrices are row-
 
 from __future__ import annotations
 
-from numba import njit
-
 from pyflyt_like.common import rotations
 
-_compile = njit(cache=True, _nrt=False, error_model="numpy")
+from .jit import compile_shared
 
-quat_to_matrix = _compile(rotations.quat_to_matrix)
-euler_to_matrix = _compile(rotations.euler_to_matrix)
-euler_to_quat = _compile(rotations.euler_to_quat)
-quat_to_euler = _compile(rotations.quat_to_euler)
-transpose_times = _compile(rotations.transpose_times)
-times_vector = _compile(rotations.times_vector)
-transpose_times_vector = _compile(rotations.transpose_times_vector)
-cross = _compile(rotations.cross)
-quat_times_rotation = _compile(rotations.quat_times_rotation)
-quat_rate = _compile(rotations.quat_rate)
+quat_to_matrix = compile_shared(rotations.quat_to_matrix)
+euler_to_matrix = compile_shared(rotations.euler_to_matrix)
+euler_to_quat = compile_shared(rotations.euler_to_quat)
+quat_to_euler = compile_shared(rotations.quat_to_euler)
+transpose_times = compile_shared(rotations.transpose_times)
+times_vector = compile_shared(rotations.times_vector)
+transpose_times_vector = compile_shared(rotations.transpose_times_vector)
+cross = compile_shared(rotations.cross)
+quat_times_rotation = compile_shared(rotations.quat_times_rotation)
+quat_rate = compile_shared(rotations.quat_rate)

@@ -4,6 +4,9 @@ an engine binds the variant its mode needs, and binds again when set_mode crosse
 from __future__ import annotations
 
 import numpy as np
+import pytest
+from numba import njit
+from numba.core.errors import TypingError
 
 from pyflyt_like.batch import BatchedAviary
 from pyflyt_like.batch import pipeline as multirotor_pipeline
@@ -35,3 +38,33 @@ def test_a_mode_change_that_keeps_the_variant_keeps_the_bound_kernel():
     loop = sim._loop
     sim.set_mode(0)
     assert sim._loop is loop
+
+
+# numba's pruning that the switches rest on: a branch on an argument of type None is not
+# compiled, also two inlined calls deep (run_worlds -> step_world -> after_floor)
+@njit
+def _untypable(x):
+    return x.no_such_attribute
+
+
+@njit(inline="always")
+def _deepest(x, switch):
+    if switch is not None:
+        return _untypable(x)
+    return x + 1.0
+
+
+@njit(inline="always")
+def _middle(x, switch):
+    return _deepest(x, switch) * 2.0
+
+
+@njit
+def _outer(x, switch):
+    return _middle(x, switch)
+
+
+def test_a_branch_on_a_none_argument_is_not_compiled_two_inlined_calls_deep():
+    assert _outer(1.0, None) == 4.0  # compiles: the untypable call was pruned
+    with pytest.raises(TypingError):
+        _outer(1.0, True)  # the branch is compiled, and cannot be typed
