@@ -205,14 +205,6 @@ def step_world(state, plant, nominal, config, mode, w, noise, step_index, sensin
     rotors(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
     integrate(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
     floor(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
-    after_floor(state, plant, nominal, config, mode, w, noise, step_index, sensing, outer_loop)
-
-
-@njit(**_STAGE)
-def after_floor(state, plant, nominal, config, mode, w, noise, step_index, sensing,
-                outer_loop):
-    """The stages after the floor, shared by both families' steps: ``obstacles`` and
-    ``sensors`` (when ``sensing`` is not None), ``turbulence``, ``clock``."""
     if sensing is not None:
         obstacles(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
         sensors(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
