@@ -232,7 +232,7 @@ def _run_compile(args: argparse.Namespace) -> int:
 
     if args.list:
         for target in TARGETS.values():
-            print(f"{target.name:24s} {target.used_by}")
+            print(f"{target.name:28s} {target.used_by}")
         return 0
     if args.all == bool(args.names):
         raise UsageError("give kernel target names or --all (--list shows the targets)")
@@ -248,13 +248,13 @@ def _run_compile(args: argparse.Namespace) -> int:
         print(f"[{bar}] {i + 1}/{n} {name} ...", file=sys.stderr, flush=True)
 
     results = compile_targets(names, progress)
-    print(f"{'target':24s} {'seconds':>8s}  what")
+    print(f"{'target':28s} {'seconds':>8s}  what")
     for result in results:
         what = (f"compiled {result.compiled} functions" if result.compiled
                 else "loaded from the cache")
-        print(f"{result.name:24s} {result.seconds:8.1f}  {what}")
+        print(f"{result.name:28s} {result.seconds:8.1f}  {what}")
     total = sum(result.seconds for result in results)
-    print(f"{'total':24s} {total:8.1f}  cached in {root or 'a temporary folder (not kept)'}")
+    print(f"{'total':28s} {total:8.1f}  cached in {root or 'a temporary folder (not kept)'}")
     return 0
 
 

@@ -27,23 +27,23 @@ class Target:
     run: Callable[[], None]
 
 
-def _engine(drone_model: str, full: bool) -> Callable[[], None]:
+def _engine(drone_model: str, full: bool, mode: int = 1) -> Callable[[], None]:
     def run() -> None:
         from pyflyt_like.batch import BatchedAviary
 
         sensors = {"imu": "default"} if full else None  # a world or sensors: every stage
-        BatchedAviary(n_worlds=1, drone_model=drone_model, mode=1, sensors=sensors).step(1)
+        BatchedAviary(n_worlds=1, drone_model=drone_model, mode=mode, sensors=sensors).step(1)
     return run
 
 
-def _vector_task(env_id: str, num_envs: int = 1) -> Callable[[], None]:
+def _vector_task(env_id: str, num_envs: int = 1, **options) -> Callable[[], None]:
     def run() -> None:
         import gymnasium
 
         import pyflyt_like.envs  # noqa: F401 (registers the ids)
 
         envs = gymnasium.make_vec(env_id, num_envs=num_envs,
-                                  vectorization_mode="vector_entry_point")
+                                  vectorization_mode="vector_entry_point", **options)
         envs.reset(seed=0)
         envs.step(envs.action_space.sample())
         envs.close()
@@ -78,11 +78,19 @@ TARGETS: dict[str, Target] = {target.name: target for target in (
            _engine("crazyflie21", full=False)),
     Target("engine-multirotor-full", "BatchedAviary, multirotors with a world or sensors",
            _engine("crazyflie21", full=True)),
+    Target("engine-multirotor-position", "BatchedAviary, multirotors in mode 7 (its own "
+           "compile: the geometric controller)", _engine("crazyflie21", full=False, mode=7)),
     Target("engine-fixedwing", "BatchedAviary, fixed-wings", _engine("acrowing", full=False)),
     Target("engine-fixedwing-full", "BatchedAviary, fixed-wings with a world or sensors",
            _engine("acrowing", full=True)),
-    Target("multirotor-tasks", "Multirotor-Hover/Reach/Track/Land/Navigate-v0 (vector)",
+    Target("engine-fixedwing-autopilot", "BatchedAviary, fixed-wings in modes 2 and 3 (the "
+           "autopilot)", _engine("acrowing", full=False, mode=2)),
+    Target("multirotor-tasks", "Multirotor-Hover/Reach/Track/Land-v0 (vector)",
            _vector_task("pyflyt_like/Multirotor-Hover-v0")),
+    Target("multirotor-sensed", "Multirotor-*-v0 (vector) with observation='sensors'",
+           _vector_task("pyflyt_like/Multirotor-Hover-v0", observation="sensors")),
+    Target("multirotor-navigate", "Multirotor-Navigate-v0 (vector: obstacles, LiDAR)",
+           _vector_task("pyflyt_like/Multirotor-Navigate-v0")),
     Target("multirotor-twins", "Multirotor-*-v0 PyBullet twins (gymnasium.make)",
            _twin("pyflyt_like/Multirotor-Hover-v0")),
     Target("fixedwing-reach", "Fixedwing-Reach-v0 (vector)",
