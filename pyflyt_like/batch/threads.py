@@ -39,16 +39,16 @@ class _Pool:
     """The process's worker threads (made on first need, again after a fork)."""
 
     executor: ThreadPoolExecutor | None = None
+    workers = 0
     pid = -1
 
     @classmethod
     def get(cls, workers: int) -> ThreadPoolExecutor:
-        if cls.executor is None or cls.pid != os.getpid() \
-                or cls.executor._max_workers < workers:
+        if cls.executor is None or cls.pid != os.getpid() or cls.workers < workers:
             # a forked child inherits the executor but not its threads: make new ones
             cls.executor = ThreadPoolExecutor(max_workers=workers,
                                               thread_name_prefix="pyflyt_like-worlds")
-            cls.pid = os.getpid()
+            cls.workers, cls.pid = workers, os.getpid()
         return cls.executor
 
 

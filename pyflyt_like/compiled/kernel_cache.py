@@ -286,8 +286,8 @@ class PackageCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheL
 
 class CompileNotice(event.Listener):
     """Prints one line to stderr when numba starts compiling (a cache miss) a function of
-    this package, the first time in the process: the first run of a kernel takes seconds
-    to tens of seconds (``pyflyt-like compile`` does them all ahead of time)."""
+    this package, the first time in the process: the first run of a kernel takes 10-45 s
+    on two cores (``pyflyt-like compile`` does them all ahead of time)."""
 
     def __init__(self):
         self.said = False
@@ -307,7 +307,7 @@ class CompileNotice(event.Listener):
             where = f"cached in {root}"
         else:
             where = f"cached in {path}"
-        print(f"pyflyt_like: compiling kernels on first use, once (about 10-30 s each; "
+        print(f"pyflyt_like: compiling kernels on first use, once (about 10-45 s each; "
               f"`pyflyt-like compile --all` does them ahead of time; {where})",
               file=sys.stderr, flush=True)
 

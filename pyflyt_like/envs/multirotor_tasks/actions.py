@@ -48,8 +48,8 @@ def check_actions(name: str, actions: object, shape: tuple[int, ...]) -> np.ndar
     """``actions`` as a float array of ``shape``, checked for type and shape.
 
     The fast path: a float32 or float64 ndarray of the right shape is returned as it is,
-    after one dtype and one shape comparison (its finiteness is checked by
-    :func:`clip_actions`, in the pass that clips it). Anything else goes through the full
+    after one dtype and one shape comparison (its finiteness is checked by the env's step,
+    before anything changes). Anything else goes through the full
     check and comes back as a finite float64 copy.
 
     Raises:
