@@ -182,9 +182,10 @@ def geometric_wrench(state, nominal, gravity, w, d, rotation, ref):
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def _collective_range(nominal, tilt, tx, ty, yaw, tz):
-    """Thrust interval [N] keeping ``tilt * u_rp + yaw * u_y + c u_1`` within the limits."""
-    per, low, high = nominal.per_newton, nominal.low_newtons, nominal.high_newtons
+def _collective_range(per, low, high, tilt, tx, ty, yaw, tz):
+    """Thrust interval [N] keeping ``tilt * u_rp + yaw * u_y + c u_1`` within the limits
+    (``per``, ``low``, ``high``: the nominal's ``per_newton``, ``low_newtons``,
+    ``high_newtons``)."""
     lower, upper = -math.inf, math.inf
     for i in range(per.shape[0]):
         part = tilt * (per[i, 1] * tx + per[i, 2] * ty) + yaw * per[i, 3] * tz
@@ -194,7 +195,7 @@ def _collective_range(nominal, tilt, tx, ty, yaw, tz):
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def _largest_scale(nominal, tx, ty, tz, scale_yaw):
+def _largest_scale(per, low, high, tx, ty, tz, scale_yaw):
     """Largest scale s in [0, 1] for which some collective fits (Allocator._largest_scale).
 
     Scaled is the yaw part of the torque (roll/pitch in full) if ``scale_yaw``, else the
@@ -204,7 +205,6 @@ def _largest_scale(nominal, tx, ty, tz, scale_yaw):
     ``M_ij = a_j - a_i``. None fits at s = 0 if some K_ij > 0 (then 0); otherwise the pairs
     with M_ij > 0 bound s by -K_ij / M_ij. Closed form, as the core's Allocator.
     """
-    per, low, high = nominal.per_newton, nominal.low_newtons, nominal.high_newtons
     n = per.shape[0]
     scale = 1.0
     for i in range(n):
@@ -223,6 +223,25 @@ def _largest_scale(nominal, tx, ty, tz, scale_yaw):
     return scale
 
 
+# not inlined: a cold path (a rotor saturates), called with the few arrays it reads; inlined,
+# it was a third of the allocator's code in every kernel
+@njit(cache=True, _nrt=False, error_model="numpy")
+def _saturated_squares(per, low_newtons, high_newtons, pinv, collective_of, low, high,
+                       command, thrust, tx, ty, tz):
+    """Write into ``command`` (n,) the squared rotor speeds when the pseudo-inverse's
+    saturate a rotor: yaw gives way first, then roll and pitch, then the collective."""
+    yaw_scale = _largest_scale(per, low_newtons, high_newtons, tx, ty, tz, True)
+    tilt_scale = 1.0 if yaw_scale > 0.0 else _largest_scale(per, low_newtons, high_newtons,
+                                                            tx, ty, tz, False)
+    lower, upper = _collective_range(per, low_newtons, high_newtons, tilt_scale, tx, ty,
+                                     yaw_scale, tz)
+    collective = min(max(thrust, lower), upper)
+    for i in range(pinv.shape[0]):
+        squared = (tilt_scale * (pinv[i, 1] * tx + pinv[i, 2] * ty)
+                   + yaw_scale * pinv[i, 3] * tz + collective * collective_of[i])
+        command[i] = min(max(squared, low[i]), high[i])
+
+
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def allocate(nominal, command, thrust, tx, ty, tz):
     """Write into ``command`` (n,) the rotor speeds for the wrench [N, N m]."""
@@ -238,14 +257,8 @@ def allocate(nominal, command, thrust, tx, ty, tz):
         if squared < low[i] or squared > high[i]:
             saturated = True
     if saturated:
-        yaw_scale = _largest_scale(nominal, tx, ty, tz, True)
-        tilt_scale = 1.0 if yaw_scale > 0.0 else _largest_scale(nominal, tx, ty, tz, False)
-        lower, upper = _collective_range(nominal, tilt_scale, tx, ty, yaw_scale, tz)
-        collective = min(max(thrust, lower), upper)
-        for i in range(n):
-            squared = (tilt_scale * (pinv[i, 1] * tx + pinv[i, 2] * ty)
-                       + yaw_scale * pinv[i, 3] * tz + collective * nominal.collective[i])
-            command[i] = min(max(squared, low[i]), high[i])
+        _saturated_squares(nominal.per_newton, nominal.low_newtons, nominal.high_newtons,
+                           pinv, nominal.collective, low, high, command, thrust, tx, ty, tz)
     for i in range(n):
         command[i] = math.sqrt(command[i])
 
@@ -263,9 +276,8 @@ def control_tick(state, nominal, config, mode, w, d, rotation, outer_loop):
             command[i] = min(max(setpoint[i], nominal.min_speed[i]), nominal.max_speed[i])
         return
     if mode == FlightMode.THRUST_TORQUES:
-        allocate(nominal, command, setpoint[0], setpoint[1], setpoint[2], setpoint[3])
-        return
-    if outer_loop is not None and mode == FlightMode.POSITION:
+        thrust, tx, ty, tz = setpoint[0], setpoint[1], setpoint[2], setpoint[3]
+    elif outer_loop is not None and mode == FlightMode.POSITION:
         if state.use_reference[w, d]:
             ref = state.reference[w, d]
         else:
@@ -276,12 +288,14 @@ def control_tick(state, nominal, config, mode, w, d, rotation, outer_loop):
             ref[1] = _clip(setpoint[1], MAX_REFERENCE)
             ref[2] = _clip(setpoint[3], MAX_REFERENCE)
             ref[15] = setpoint[2]
-        f, tx, ty, tz = geometric_wrench(state, nominal, config.gravity, w, d, rotation, ref)
-        allocate(nominal, command, f, tx, ty, tz)
-        return
-    if mode == FlightMode.RATES:
-        p_ref, q_ref, r_ref = setpoint[0], setpoint[1], setpoint[2]
+        thrust, tx, ty, tz = geometric_wrench(state, nominal, config.gravity, w, d, rotation,
+                                              ref)
     else:
-        p_ref, q_ref, r_ref = attitude_rates(nominal, rotation, state.attitude_target[w, d])
-    tx, ty, tz = rate_torque(state, nominal, w, d, p_ref, q_ref, r_ref, config.control_period)
-    allocate(nominal, command, setpoint[3], tx, ty, tz)
+        if mode == FlightMode.RATES:
+            p_ref, q_ref, r_ref = setpoint[0], setpoint[1], setpoint[2]
+        else:
+            p_ref, q_ref, r_ref = attitude_rates(nominal, rotation, state.attitude_target[w, d])
+        tx, ty, tz = rate_torque(state, nominal, w, d, p_ref, q_ref, r_ref,
+                                 config.control_period)
+        thrust = setpoint[3]
+    allocate(nominal, command, thrust, tx, ty, tz)  # one inlined copy for every mode

@@ -7,8 +7,10 @@ vehicles' onboard step (sensors and the EKF in one call), and keeps the compiled
 code in a per-user cache (:mod:`.kernel_cache`). It never imports pybullet.
 """
 
-from .inline_copy import share_scope_copies
+from .inliner import prune_none_arguments, share_scope_copies
 from .kernel_cache import register_cache_locator
 
 register_cache_locator()  # before any kernel is decorated: their caches go to its folder
-share_scope_copies()  # before any kernel compiles: numba's inliner copies IR faster
+# before any kernel compiles: numba's inliner copies less and inlines no pruned branch
+share_scope_copies()
+prune_none_arguments()
