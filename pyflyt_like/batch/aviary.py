@@ -34,7 +34,7 @@ from .obstacles import (
     world_fields,
 )
 from .options import BatchedAviaryOptions
-from .sensors import read_sensors, reset_sensor_worlds
+from .sensors import read_sensors, reset_sensor_worlds, sensing_switches
 from .state_views import fill_aviary_state, set_start_attitudes, set_start_velocities
 from .threads import WorldLoop
 from .user_stages import build_run_worlds, check_user_stages, reset_stages
@@ -223,7 +223,7 @@ class BatchedAviary:
         stages = check_user_stages(options.user_stages, list(family.pipeline.STAGES))
         self._run_worlds = build_run_worlds(family.pipeline, stages)
         # the obstacles and sensors stages, compiled only for an engine with either
-        self._sensing = True if self.sensor_params or self.world_spec is not None else None
+        self._sensing = sensing_switches(self.sensor_params, self.world_spec is not None)
         self._outer_loop = self._outer_loop_of(self.mode)
         self._no_noise = np.zeros((1, 1, TURBULENCE_STATES))
         self._loop: WorldLoop | None = None  # bound at the first step (_advance)
@@ -393,7 +393,8 @@ class BatchedAviary:
         state.wind[worlds] = self.plant.wind_mean[worlds]  # until the next step's
         self._reset_controllers(worlds)
         if self.sensor_params:  # new units, then the reset state sampled at t = 0
-            reset_sensor_worlds(state, self._config, worlds.astype(np.int64))
+            points, rays = self._sensing
+            reset_sensor_worlds(state, self._config, worlds.astype(np.int64), points, rays)
         for stage in self._reset_stages:
             stage(state, self.plant, self._nominal, self._config, worlds, self.rng)
 
@@ -581,8 +582,9 @@ class BatchedAviary:
         agent step: the dogfight's). Such a step owns what :meth:`step` does besides the
         physics (divergence, turbulence noise); a mode change may replace ``state``.
         ``step_world(..., sensing=None)`` has no obstacles stage: a task flying among
-        obstacles passes ``sensing=True``, whose stage reads the pool in ``config``
-        (:data:`~.arrays.WORLD_FIELDS`) and ``state.world_layout``."""
+        obstacles passes ``sensing`` switches (:func:`~.sensors.sensing_switches`), whose
+        stage reads the pool in ``config`` (:data:`~.arrays.WORLD_FIELDS`) and
+        ``state.world_layout``."""
         return self._state, self.plant, self._nominal, self._config
 
     @property

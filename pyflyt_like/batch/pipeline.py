@@ -20,13 +20,15 @@ fixed-wing pipeline (:mod:`pyflyt_like.batch.fixedwing.pipeline`) shares the win
 obstacles, sensors, turbulence and clock stages.
 
 One kernel, :func:`run_worlds`, a serial loop over a range of worlds (run on one thread or
-several by :class:`~.threads.WorldLoop`), compiled and cached twice: with ``sensing=None``
-it runs every stage but ``obstacles`` and ``sensors``, so an engine with neither a world
-nor sensors (and a task's kernel that inlines :func:`step_world` so) pays nothing for them;
-with ``sensing=True`` it runs all of them, for an engine with sensors or a world
-(:mod:`pyflyt_like.batch.sensors`, :mod:`pyflyt_like.batch.obstacles`): its ``obstacles``
-stage returns at once for an empty layout, its ``sensors`` stage without sensors. A kernel
-with user stages runs every stage.
+several by :class:`~.threads.WorldLoop`), compiled and cached per variant: with
+``sensing=None`` it runs every stage but ``obstacles`` and ``sensors``, so an engine with
+neither a world nor sensors (and a task's kernel that inlines :func:`step_world` so) pays
+nothing for them; with ``sensing=(points, rays)``
+(:func:`~pyflyt_like.batch.sensors.sensing_switches`) it runs all of them, for an engine
+with sensors or a world (:mod:`pyflyt_like.batch.sensors`,
+:mod:`pyflyt_like.batch.obstacles`), its sensors stage compiled for the kinds of sensor it
+carries only: its ``obstacles`` stage returns at once for an empty layout. A kernel with
+user stages runs every stage.
 """
 
 from __future__ import annotations
@@ -161,8 +163,9 @@ def obstacles(state, plant, nominal, config, mode, w, noise, step_index, outer_l
 @njit(**_STAGE)
 def sensors(state, plant, nominal, config, mode, w, noise, step_index, outer_loop):
     """Every drone's sensors that are due sample the state after the step (nothing without
-    sensors); shared by both families."""
-    sense(state, config, w)
+    sensors); shared by both families. Compiled for every kind of sensor (a kernel with user
+    stages); :func:`step_world` calls ``sense`` with its ``sensing`` switches instead."""
+    sense(state, config, w, True, True)
 
 
 @njit(**_STAGE)
@@ -195,9 +198,11 @@ def prepare(state, mode, w):
 def step_world(state, plant, nominal, config, mode, w, noise, step_index, sensing,
                outer_loop):
     """One physics step of world ``w``: the :data:`STAGES` in order; ``obstacles`` and
-    ``sensors`` only when ``sensing`` is not None (an engine with a world or sensors: True).
-    numba compiles the step for ``sensing=None`` without those two stages (it prunes a
-    branch on an argument of type None), so an engine or task without them pays nothing.
+    ``sensors`` only when ``sensing`` is not None (an engine with a world or sensors:
+    ``(points, rays)``, :func:`~pyflyt_like.batch.sensors.sensing_switches`, the sensors
+    stage compiled for the kinds of sensor whose switch is True). numba compiles the step
+    for ``sensing=None`` without those two stages (it prunes a branch on an argument of
+    type None), so an engine or task without them pays nothing.
     ``outer_loop``: None, or True for a flight mode that flies the outer loop (the
     multirotor's position mode, the fixed-wing autopilot), compiled only then."""
     wind(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
@@ -207,7 +212,8 @@ def step_world(state, plant, nominal, config, mode, w, noise, step_index, sensin
     floor(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
     if sensing is not None:
         obstacles(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
-        sensors(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
+        # the sensors stage, compiled for the kinds of sensor carried only
+        sense(state, config, w, sensing[0], sensing[1])
     turbulence(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
     clock(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
 
@@ -221,8 +227,8 @@ KERNEL = dict(cache=True, _nrt=False, error_model="numpy", nogil=True)
 def run_worlds(state, plant, nominal, config, mode, n_steps, noise, sensing, outer_loop,
                first, last):
     """``n_steps`` physics steps of worlds ``first`` to ``last - 1``, one after another;
-    ``sensing``: None, or True for the ``obstacles`` and ``sensors`` stages
-    (:func:`step_world`).
+    ``sensing``: None, or the ``(points, rays)`` switches of the ``obstacles`` and
+    ``sensors`` stages (:func:`step_world`).
 
     Every stage is inlined into this loop (``inline="always"``): the named tuples of arrays
     travel by value, hundreds of words each, so a function call per drone-step that passes

@@ -85,7 +85,7 @@ from pyflyt_like.compiled.sensor_models import (
     range_sample_truth,
 )
 from pyflyt_like.sensors import barometer, gnss, imu, magnetometer, noise, rangefinder
-from pyflyt_like.sensors.config import SENSOR_NAMES, sensor_periods
+from pyflyt_like.sensors.config import RAY_SENSOR_NAMES, SENSOR_NAMES, sensor_periods
 from pyflyt_like.sensors.params import SensorParams
 
 from .ray_sensors import (
@@ -208,6 +208,25 @@ def read_sensors(state, params: Mapping[str, SensorParams]) -> dict[str, dict[st
     return out
 
 
+def sensing_switches(params: Mapping[str, SensorParams] | None, world: bool
+                     ) -> tuple[bool | None, bool | None] | None:
+    """The kernels' ``sensing`` argument for an engine carrying the sensors ``params``
+    (resolved; None or {}: none), among obstacles if ``world``: None with neither (the
+    obstacles and sensors stages are not compiled), else ``(points, rays)``: ``points``
+    True if it carries one of the point sensors (:data:`SENSOR_NAMES`: IMU, barometer,
+    magnetometer, GNSS, rangefinder), ``rays`` True if one of the ray sensors
+    (:data:`~pyflyt_like.sensors.config.RAY_SENSOR_NAMES`: LiDAR, depth camera), None where
+    not: numba compiles the stage and the reset without those (``Multirotor-Navigate-v0``,
+    a LiDAR among obstacles, compiles no IMU, barometer, magnetometer, GNSS nor
+    rangefinder code)."""
+    params = params or {}
+    points = True if any(name in params for name in SENSOR_NAMES) else None
+    rays = True if any(name in params for name in RAY_SENSOR_NAMES) else None
+    if points is None and rays is None and not world:
+        return None
+    return points, rays
+
+
 # ------------------------------------------------------------------ the stage (compiled)
 _INLINE = dict(cache=True, _nrt=False, error_model="numpy", inline="always")
 
@@ -229,11 +248,11 @@ def _due(periods, countdown, sensor, at_reset):
 
 
 @njit(**_INLINE)
-def sample_world(state, config, w, k, at_reset):
-    """Sample the due sensors of every drone of world ``w`` after its physics step ``k``
-    (since the reset; ``at_reset``: the reset state at k = 0, derivatives 0), then remember
-    the velocities and rates for the next step's differences. Called at the reset and after
-    every physics step: the countdowns count the calls."""
+def _sample_points(state, config, w, k, at_reset):
+    """Sample the due point sensors of every drone of world ``w`` after its physics step
+    ``k`` (since the reset; ``at_reset``: the reset state at k = 0, derivatives 0), then
+    remember the velocities and rates for the next step's differences. Called at the reset
+    and after every physics step: the countdowns count the calls."""
     periods, c = state.sensor_periods, state.sensor_coefficients
     streams, scratch = state.sensor_streams, state.sensor_scratch[w]
     normals = scratch[NORMALS:NORMALS + 24]
@@ -305,32 +324,63 @@ def sample_world(state, config, w, k, at_reset):
         times[GNSS] = time
     if due_range:
         times[RANGE] = time
-    if state.ray_countdown.shape[1] > 0:
-        scan_world(state, config, w, time, at_reset)
 
 
 @njit(**_INLINE)
-def sense(state, config, w):
+def sample_world(state, config, w, k, at_reset, points, rays):
+    """Sample the due sensors of every drone of world ``w`` after its physics step ``k``
+    (since the reset; ``at_reset``: the reset state at k = 0): the point sensors unless
+    ``points`` is None, the ray sensors unless ``rays`` is None (:func:`sensing_switches`;
+    None: not compiled)."""
+    if points is not None:
+        _sample_points(state, config, w, k, at_reset)
+    if rays is not None and state.ray_countdown.shape[1] > 0:
+        scan_world(state, config, w, k * config.dt, at_reset)
+
+
+@njit(**_INLINE)
+def sense(state, config, w, points, rays):
     """The sensors stage of world ``w``: sample what is due after the current physics step
     (before the clock counts it), with ``config``'s gravity, period, floor and obstacle
-    layouts. Nothing without sensors (empty scratch)."""
+    layouts. Nothing without sensors (empty scratch). ``points``, ``rays``: the switches of
+    :func:`sensing_switches`."""
     if state.sensor_scratch.shape[1] == 0:
         return
-    sample_world(state, config, w, state.steps[w] + 1, False)
+    sample_world(state, config, w, state.steps[w] + 1, False, points, rays)
+
+
+@njit(**_INLINE)
+def _reset_points(state, w, d):
+    """The reset draws of drone (w, d)'s configured point sensors."""
+    periods, c = state.sensor_periods, state.sensor_coefficients
+    streams = state.sensor_streams
+    normals = state.sensor_scratch[w, NORMALS:NORMALS + 24]
+    s = state.sensor_state[w, d]
+    if periods[IMU] > 0:
+        fill_ziggurat_normals(streams, w, normals, imu.RESET_DRAWS)
+        imu_reset(c[IMU_C:BARO_C], normals[0:imu.RESET_DRAWS], s[IMU_S:BARO_S])
+    if periods[BARO] > 0:
+        fill_ziggurat_normals(streams, w, normals, barometer.RESET_DRAWS)
+        baro_reset(c[BARO_C:MAG_C], normals[0:barometer.RESET_DRAWS], s[BARO_S:MAG_S])
+    if periods[MAG] > 0:
+        fill_ziggurat_normals(streams, w, normals, magnetometer.RESET_DRAWS)
+        mag_reset(c[MAG_C:GNSS_C], normals[0:magnetometer.RESET_DRAWS], s[MAG_S:GNSS_S])
+    if periods[GNSS] > 0:
+        fill_ziggurat_normals(streams, w, normals, gnss.RESET_DRAWS)
+        gnss_reset(c[GNSS_C:RANGE_C], normals[0:gnss.RESET_DRAWS], s[GNSS_S:PREVIOUS_VEL],
+                   state.sensor_ring[w, d])
 
 
 # not inlined: called at resets only, and an inlined copy of sample_world in every restart
 # path of a task kernel tripled its compile time
 @njit(cache=True, _nrt=False, error_model="numpy")
-def reset_sensor_world(state, config, w):
+def reset_sensor_world(state, config, w, points, rays):
     """Draw world ``w``'s new units from its stream (per drone: the IMU's, barometer's,
     magnetometer's and GNSS's reset draws, those configured), forget its readings and
-    sample the reset state at t = 0 with both derivatives 0. Nothing without sensors."""
+    sample the reset state at t = 0 with both derivatives 0. Nothing without sensors.
+    ``points``, ``rays``: the switches of :func:`sensing_switches`."""
     if state.sensor_scratch.shape[1] == 0:
         return
-    periods, c = state.sensor_periods, state.sensor_coefficients
-    streams = state.sensor_streams
-    normals = state.sensor_scratch[w, NORMALS:NORMALS + 24]
     for d in range(state.pos.shape[1]):
         s = state.sensor_state[w, d]
         for i in range(s.shape[0]):
@@ -338,30 +388,18 @@ def reset_sensor_world(state, config, w):
         out = state.sensor_readings[w, d]
         for i in range(out.shape[0]):
             out[i] = 0.0
-        if periods[IMU] > 0:
-            fill_ziggurat_normals(streams, w, normals, imu.RESET_DRAWS)
-            imu_reset(c[IMU_C:BARO_C], normals[0:imu.RESET_DRAWS], s[IMU_S:BARO_S])
-        if periods[BARO] > 0:
-            fill_ziggurat_normals(streams, w, normals, barometer.RESET_DRAWS)
-            baro_reset(c[BARO_C:MAG_C], normals[0:barometer.RESET_DRAWS],
-                       s[BARO_S:MAG_S])
-        if periods[MAG] > 0:
-            fill_ziggurat_normals(streams, w, normals, magnetometer.RESET_DRAWS)
-            mag_reset(c[MAG_C:GNSS_C], normals[0:magnetometer.RESET_DRAWS],
-                      s[MAG_S:GNSS_S])
-        if periods[GNSS] > 0:
-            fill_ziggurat_normals(streams, w, normals, gnss.RESET_DRAWS)
-            gnss_reset(c[GNSS_C:RANGE_C], normals[0:gnss.RESET_DRAWS],
-                       s[GNSS_S:PREVIOUS_VEL], state.sensor_ring[w, d])
+        if points is not None:
+            _reset_points(state, w, d)
     times = state.sensor_times[w]
     for i in range(times.shape[0]):
         times[i] = np.nan
-    reset_ray_world(state, w)
-    sample_world(state, config, w, 0, True)
+    if rays is not None:
+        reset_ray_world(state, w)
+    sample_world(state, config, w, 0, True, points, rays)
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
-def reset_sensor_worlds(state, config, worlds):
+def reset_sensor_worlds(state, config, worlds, points, rays):
     """:func:`reset_sensor_world` for each world of ``worlds`` (int64 indices)."""
     for w in worlds:
-        reset_sensor_world(state, config, w)
+        reset_sensor_world(state, config, w, points, rays)

@@ -20,9 +20,10 @@ on two things, both fixed here for the duration of its own calls only:
    objects), so a stage's callee inlines every optional stage and the branch is pruned
    only after the splice: the compile pays for copying and renaming what it throws away
    (2.5 s of the engine's 13 s, more in the tasks). :func:`prune_none_arguments` tells
-   the callee which of its arguments are None at this call (an argument of the caller of
-   type None, or the constant None), so numba's own branch pruning drops those branches
-   before they inline theirs, at every depth.
+   the callee which of its arguments are None at this call (:func:`switch_arguments`: the
+   constant None, an argument of the caller of type None, or of a tuple of such switches,
+   ``sensing = (points, rays)``, or an item of one), so numba's own branch pruning drops
+   those branches before they inline theirs, at every depth.
 
 Each change is made once, only if numba's inliner is laid out as expected (another numba
 version: nothing is changed, and the kernels compile as before, slower).
@@ -83,21 +84,49 @@ def share_scope_copies() -> bool:
     return True
 
 
-def none_arguments(state, call: ir.Expr) -> frozenset[int]:
-    """The positions of the arguments of ``call`` (a call in the function that ``state``
-    compiles) that are None whatever the call: an argument of that function whose type is
-    None, or the constant None."""
-    positions = set()
+def _holds_none(numba_type) -> bool:
+    """Whether a value of this type is None or a tuple holding None (at any depth)."""
+    if isinstance(numba_type, types.NoneType):
+        return True
+    return isinstance(numba_type, types.BaseTuple) and any(
+        _holds_none(member) for member in numba_type.types)
+
+
+def switch_arguments(state, call: ir.Expr) -> dict[int, types.Type]:
+    """The arguments of ``call`` (a call in the function that ``state`` compiles) whose
+    None-ness is known whatever the call, by position: the constant None; an argument of
+    that function whose type is None or a tuple holding None (then its type); an item of
+    such a tuple (``switches[0]``) whose type is None or such a tuple."""
+    argument_types = state.args or ()
+
+    def type_of_argument(definition):
+        if isinstance(definition, ir.Arg) and definition.index < len(argument_types):
+            return argument_types[definition.index]
+        return None
+
+    known = {}
     for position, var in enumerate(call.args):
         definition = guard(get_definition, state.func_ir, var)
-        if isinstance(definition, ir.Arg):
-            argument_types = state.args or ()
-            if (definition.index < len(argument_types)
-                    and isinstance(argument_types[definition.index], types.NoneType)):
-                positions.add(position)
-        elif isinstance(definition, ir.Const) and definition.value is None:
-            positions.add(position)
-    return frozenset(positions)
+        if isinstance(definition, ir.Const):
+            if definition.value is None:
+                known[position] = types.none
+            continue
+        if isinstance(definition, ir.Expr) and definition.op in ("getitem", "static_getitem"):
+            index = definition.index  # a variable for getitem, an int for static_getitem
+            if isinstance(index, ir.Var):
+                constant = guard(get_definition, state.func_ir, index)
+                index = constant.value if isinstance(constant, ir.Const) else None
+            tuple_type = type_of_argument(guard(get_definition, state.func_ir,
+                                                definition.value))
+            if not (isinstance(tuple_type, types.BaseTuple) and isinstance(index, int)
+                    and -len(tuple_type.types) <= index < len(tuple_type.types)):
+                continue
+            argument_type = tuple_type.types[index]
+        else:
+            argument_type = type_of_argument(definition)
+        if argument_type is not None and _holds_none(argument_type):
+            known[position] = argument_type
+    return known
 
 
 def prune_none_arguments() -> bool:
@@ -113,18 +142,18 @@ def prune_none_arguments() -> bool:
 
     @functools.wraps(do_work)
     def pruning_do_work(self, state, work_list, block, i, expr, inline_worker):
-        nones = none_arguments(state, expr)
+        known = switch_arguments(state, expr)
         pipeline = getattr(inline_worker, "_compiler_pipeline", None)
-        if not nones or pipeline is None:
+        if not known or pipeline is None:
             return do_work(self, state, work_list, block, i, expr, inline_worker)
 
-        def pipeline_knowing_nones(callee_state, *args, **kwargs):
+        def pipeline_knowing_switches(callee_state, *args, **kwargs):
             # run_untyped_passes has just typed every argument as an object
-            callee_state.args = tuple(types.none if position in nones else argument
+            callee_state.args = tuple(known.get(position, argument)
                                       for position, argument in enumerate(callee_state.args))
             return pipeline(callee_state, *args, **kwargs)
 
-        inline_worker._compiler_pipeline = pipeline_knowing_nones
+        inline_worker._compiler_pipeline = pipeline_knowing_switches
         try:
             return do_work(self, state, work_list, block, i, expr, inline_worker)
         finally:

@@ -1,10 +1,11 @@
 """Obstacle worlds on the batched engine: BatchedAviary(world=...), its pool of layouts, the
 obstacles stage (a collision is a crash), the start rule and the options.
 
-Few kernels: every engine with a world (or sensors) runs its family's cached ``run_worlds``
-compiled with ``sensing=True``, whatever its pool, so the multirotor engines below share one
-compiled kernel (and the engines without a world the one of ``sensing=None``); the
-fixed-wing flight, which needs its family's kernel, is marked slow.
+Few kernels: every engine with a world and no sensors runs its family's cached
+``run_worlds`` compiled with ``sensing=(None, None)`` (the obstacles stage, no sensor code),
+whatever its pool, so the multirotor engines below share one compiled kernel (and the
+engines without a world the one of ``sensing=None``); the fixed-wing flight, which needs its
+family's kernel, is marked slow.
 """
 
 from __future__ import annotations
@@ -169,7 +170,8 @@ def test_without_a_world_the_engine_flies_bit_for_bit_as_before():
     far = World([Cylinder(x=500.0, y=500.0, radius=1.0, height=10.0)])
     for world in (World(), far):
         sim = BatchedAviary(**options, world=world)
-        assert sim._run_worlds is multirotor_pipeline.run_worlds and sim._sensing is True
+        assert sim._run_worlds is multirotor_pipeline.run_worlds
+        assert sim._sensing == (None, None)  # the obstacles stage, no sensor code
         flown = fly_commands(sim)
         for key, value in reference.items():
             np.testing.assert_array_equal(flown[key], value, err_msg=f"{key} with {world}")

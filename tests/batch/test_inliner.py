@@ -14,9 +14,9 @@ from numba.core.compiler import run_frontend
 import pyflyt_like.compiled  # noqa: F401 (applies the patch)
 from pyflyt_like.compiled.inliner import (
     _ScopeSharingCopy,
-    none_arguments,
     prune_none_arguments,
     share_scope_copies,
+    switch_arguments,
 )
 
 
@@ -93,12 +93,17 @@ def test_the_pruning_patch_is_applied_once():
     assert not getattr(do_work.__wrapped__, "prunes_none_arguments", False)
 
 
-def _calls(a, b, c):
-    return _inlined_step(a, None) + _inlined_step(b, c)
+def _calls(a, b, c, switches):
+    return (_inlined_step(a, None) + _inlined_step(b, c)
+            + _inlined_step(switches[0], switches[1]))
+
+
+def _dynamic_item(switches, i):
+    return _inlined_step(switches[i], None)  # an index known at run time only
 
 
 class _State:
-    """The two fields of a compile state that none_arguments reads."""
+    """The two fields of a compile state that switch_arguments reads."""
 
     def __init__(self, function, args):
         self.func_ir = run_frontend(function)
@@ -112,14 +117,22 @@ def _call_expressions(function_ir):
             and statement.value.op == "call"]
 
 
-def test_none_arguments_are_the_constant_none_and_arguments_typed_none():
-    state = _State(_calls, (types.float64, types.float64, types.none))
-    first, second = _call_expressions(state.func_ir)
-    assert none_arguments(state, first) == {1}  # the constant; a is a float
-    assert none_arguments(state, second) == {1}  # c is typed None; b is not
-    state.args = (types.pyobject,) * 3  # as numba types a callee: nothing known
-    assert none_arguments(state, first) == {1}
-    assert none_arguments(state, second) == frozenset()
+def test_switch_arguments_are_none_constants_and_arguments_typed_none_or_tuples_of_them():
+    switches = types.Tuple((types.none, types.boolean))
+    state = _State(_calls, (types.float64, types.float64, types.none, switches))
+    first, second, third = _call_expressions(state.func_ir)
+    assert switch_arguments(state, first) == {1: types.none}  # the constant; a is a float
+    assert switch_arguments(state, second) == {1: types.none}  # c is typed None; b is not
+    assert switch_arguments(state, third) == {0: types.none}  # switches[1] is a bool
+    state.args = (types.float64, types.float64, types.none,
+                  types.Tuple((types.none, switches)))  # nested: the item is passed on
+    assert switch_arguments(state, third) == {0: types.none, 1: switches}
+    dynamic = _State(_dynamic_item, (switches, types.int64))
+    assert switch_arguments(dynamic, _call_expressions(dynamic.func_ir)[0]) == {1: types.none}
+    state.args = (types.pyobject,) * 4  # as numba types a callee: nothing known
+    assert switch_arguments(state, first) == {1: types.none}
+    assert switch_arguments(state, second) == {}
+    assert switch_arguments(state, third) == {}
 
 
 # a switch two inlined calls deep, whose branch inlines a function of its own
@@ -165,3 +178,16 @@ def test_a_branch_on_a_none_argument_inlines_nothing_at_any_depth(monkeypatch):
     assert prepared == ["_passes_on", "_switched"]  # not _only_when_switched
     assert outer(1.0, True) == 20.0
     assert prepared[2:] == ["_passes_on", "_switched", "_only_when_switched"]
+
+
+def test_an_item_of_a_tuple_of_switches_prunes_as_an_argument_does(monkeypatch):
+    prepared = _prepared_for_inlining(monkeypatch)
+
+    @njit
+    def outer(x, switches):
+        return _passes_on(x, switches[0]) + _passes_on(x, switches[1])
+
+    assert outer(1.0, (None, None)) == 8.0
+    assert "_only_when_switched" not in prepared
+    assert outer(1.0, (None, True)) == 24.0
+    assert prepared.count("_only_when_switched") == 1  # the second call's only

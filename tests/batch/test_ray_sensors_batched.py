@@ -3,8 +3,8 @@ world's obstacle layout, checked against the closed-form reference
 (:func:`pyflyt_like.sensors.lidar.true_ranges`), against the PyBullet Aviary at the same
 poses (1 mm, the issue's bound), and for their noise, dropout, rate and streams.
 
-Every engine here has sensors, so all run the family's cached ``run_worlds`` compiled with
-``sensing=True``.
+Every engine here has ray sensors, so all run the family's cached ``run_worlds`` compiled
+with ``sensing=(points, rays)``, ``rays`` True (``points`` True with a rangefinder).
 """
 
 from __future__ import annotations

@@ -24,7 +24,9 @@ import pytest
 from pyflyt_like.batch import BatchedAviary
 from pyflyt_like.batch import pipeline as multirotor_pipeline
 from pyflyt_like.batch.fixedwing import pipeline as fixedwing_pipeline
+from pyflyt_like.batch.sensors import sensing_switches
 from pyflyt_like.sensors import resolve_sensors
+from pyflyt_like.worlds import World
 
 HZ = 240
 GRAVITY = 9.81
@@ -269,6 +271,21 @@ def test_no_sensors_reads_nothing_and_adds_no_arrays():
     with_sensors, without = (sim.family.memory_bytes(1000, 2, sensors)[0]
                              for sensors in (resolve_sensors(NOISY, HZ), None))
     assert with_sensors > without + 1000 * 2 * 8 * 40  # the state and readings per drone
+
+
+@pytest.mark.parametrize(("sensors", "world", "switches"), [
+    ({}, False, None),  # neither stage compiled
+    ({}, True, (None, None)),  # the obstacles stage, no sensor code
+    ({"imu": "default"}, False, (True, None)),
+    ({"lidar": "default"}, True, (None, True)),  # Navigate's: no point sensor compiled
+    ({"gnss": "default", "depth": "default"}, False, (True, True)),
+])
+def test_the_sensing_switches_name_the_kinds_of_sensor_carried(sensors, world, switches):
+    params = resolve_sensors(sensors, HZ)
+    assert sensing_switches(params, world) == switches
+    sim = BatchedAviary(n_worlds=1, drone_model="cf2x", physics_hz=HZ, sensors=sensors,
+                        world=World() if world else None)
+    assert sim._sensing == switches
 
 
 @pytest.mark.parametrize(("sensors", "error", "match"), [

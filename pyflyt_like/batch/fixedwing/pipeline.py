@@ -29,6 +29,7 @@ from pyflyt_like.compiled.rotations import quat_to_matrix
 
 from ..integrators import floor_constraint
 from ..pipeline import KERNEL, clock, obstacles, sensors, turbulence, wind
+from ..sensors import sense
 from .aerodynamics import aircraft_wrench
 from .body import integrate_aircraft
 from .controllers import control_tick
@@ -108,7 +109,8 @@ def step_world(state, plant, nominal, config, mode, w, noise, step_index, sensin
     floor(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
     if sensing is not None:
         obstacles(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
-        sensors(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
+        # the sensors stage, compiled for the kinds of sensor carried only
+        sense(state, config, w, sensing[0], sensing[1])
     turbulence(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
     clock(state, plant, nominal, config, mode, w, noise, step_index, outer_loop)
 

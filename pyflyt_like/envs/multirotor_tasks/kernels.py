@@ -215,7 +215,8 @@ def observe_world_sensed(sensed, periods, ranges, task, params, w, observation):
 # without the code under ``if ... is not None`` (it prunes a branch on an argument of type
 # None, also in an inlined function): Hover compiles no obstacle, LiDAR or sensor code.
 #   pool     the arrays of the layout pool (Navigate's forests) or None;
-#   sensing  True: the engine's sensors (and obstacles) stages and the sensors' reset;
+#   sensing  the engine's (points, rays) switches of its obstacles and sensors stages and
+#            the sensors' reset (pyflyt_like.batch.sensors.sensing_switches);
 #   sensed   True: the observation of the sensor readings (``observation="sensors"``);
 #   rays     True: the LiDAR's sectors in the observation.
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
@@ -247,7 +248,7 @@ def _restart_world(state, plant, config, task, params, w, observation, pool, sen
     state.world_layout[w] = task.layout[w]  # reset_world asks for an exact obstacle query
     reset_world(state, plant, w, task.start_pos[w], task.start_euler[w])
     if sensing is not None:
-        reset_sensor_world(state, config, w)
+        reset_sensor_world(state, config, w, sensing[0], sensing[1])
     start_task(state.pos[w, 0], task, params, w)
     _observe_state(state, task, params, w, observation, sensed, rays)
 

@@ -11,6 +11,7 @@ from gymnasium.vector.utils import batch_space
 from pyflyt_like.batch import BatchedAviary
 from pyflyt_like.batch.arrays import WORLD_FIELDS
 from pyflyt_like.batch.memory import engine_bytes
+from pyflyt_like.batch.sensors import sensing_switches
 from pyflyt_like.batch.world_random import world_streams
 from pyflyt_like.common.multirotor_model import load_multirotor_model
 from pyflyt_like.common.validation import check_memory, check_positive_int
@@ -99,7 +100,7 @@ class MultirotorVectorEnv(FusedVectorEnv):
         self._view = self._camera = None
         config = self.sim.kernel_arguments[3]
         pool = tuple(getattr(config, name) for name in WORLD_FIELDS) if self.navigate else None
-        sensing = True if options.sensors or self.navigate else None
+        sensing = sensing_switches(self.sim.sensor_params, bool(self.navigate))
         stages = (pool, sensing, True if self.params.sensed else None,
                   True if self.params.sectors else None)  # kernels.task_rows: what they do
         self._bind_kernel(kernels.task_rows, self.task, self.params, self.params.physics_steps,

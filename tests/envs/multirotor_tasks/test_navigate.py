@@ -13,6 +13,7 @@ import pybullet
 import pytest
 
 from pyflyt_like.batch.obstacles import empty_pool, layout_world
+from pyflyt_like.batch.sensors import reset_sensor_world
 from pyflyt_like.batch.world_random import next_uniform
 from pyflyt_like.common.multirotor_model import load_multirotor_model
 from pyflyt_like.common.rotations import quat_to_matrix
@@ -356,6 +357,12 @@ def test_sectors_follow_the_default_lidar_every_agent_step():
             observations, *_ = envs.step(np.tile(FORWARD, (4, 1)))
         # the forest is in sight: some sector of some world sees a trunk within 6 m
         assert observations[:, -SECTORS:].max() > 0.5 / 6.0
+        # the LiDAR is its only sensor: its kernels compile no point sensor's code
+        assert envs.sim._sensing == (None, True)
+        sensing = {str(signature[8]) for signature in kernels.task_rows.signatures}
+        assert "Tuple(none, bool)" in sensing
+        resets = {str(signature[3:5]) for signature in reset_sensor_world.signatures}
+        assert "(none, bool)" in resets
     finally:
         envs.close()
 
