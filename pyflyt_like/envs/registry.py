@@ -93,17 +93,17 @@ BATCHED_FIXEDWING_TASKS = (
     EnvEntry(env_id("Dogfight"), "fixedwing",
              vector_entry_point=_entry("dogfight.vector_env", "DogfightVectorEnv")),
     EnvEntry(env_id("Fixedwing-Reach"), "fixedwing",
-             entry_point=_entry("fixedwing_tasks.twin_env", "FixedwingReachTwinEnv"),
-             vector_entry_point=_entry("fixedwing_tasks.vector_env",
+             entry_point=_entry("fixedwing.twin_env", "FixedwingReachTwinEnv"),
+             vector_entry_point=_entry("fixedwing.vector_env",
                                        "FixedwingReachVectorEnv")),
 )
 
 # PettingZoo scenes; Gymnasium does not register them, RLlib does under these ids.
 MULTI_AGENT_SCENES = (
     EnvEntry(env_id("MAQuadX-Hover"), "quadx",
-             parallel_entry_point=_entry("multi_agent.quadx_hover", "MAQuadXHoverEnv")),
+             parallel_entry_point=_entry("quadx.ma_hover", "MAQuadXHoverEnv")),
     EnvEntry(env_id("MAFixedwing-Dogfight"), "fixedwing",
-             parallel_entry_point=_entry("multi_agent.fixedwing_dogfight",
+             parallel_entry_point=_entry("dogfight.scene",
                                          "MAFixedwingDogfightEnv")),
 )
 

@@ -412,9 +412,9 @@ def snapshot(env) -> dict:
         for name, value in {**sim._state._asdict(), **sim.plant._asdict()}.items():
             state[f"engine.{name}"] = value.copy()
     else:
-        world = env.world
-        aviary, drone = world.aviary, world.drone
-        _arrays_of(world, "world", state)
+        twin_sim = env.sim
+        aviary, drone = twin_sim.aviary, twin_sim.drone
+        _arrays_of(twin_sim, "sim", state)
         state["pybullet.pose"] = aviary.getBasePositionAndOrientation(drone.Id)
         state["pybullet.velocity"] = aviary.getBaseVelocity(drone.Id)
         state["pybullet.state"] = drone.state.copy()
