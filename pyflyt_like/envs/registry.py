@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any
 
+from pyflyt_like.rules import multirotor_tasks as multirotor_rules
+
 __all__ = ["BATCHED_FIXEDWING_TASKS", "ENVS", "MULTIROTOR_TASKS", "MULTIROTOR_TASK_NAMES",
            "MULTI_AGENT_SCENES", "PYBULLET_TASKS", "EnvEntry", "env_id", "load"]
 
@@ -75,7 +77,7 @@ PYBULLET_TASKS = tuple(EnvEntry(env_id(name), family, entry_point=_entry(module,
     ("Rocket-Landing", "rocket", "rocket.landing", "RocketLandingEnv"),
 ))
 
-MULTIROTOR_TASK_NAMES = ("Hover", "Reach", "Track", "Land", "Navigate")
+MULTIROTOR_TASK_NAMES = multirotor_rules.TASK_NAMES
 """The Multirotor tasks (their rules: :mod:`pyflyt_like.rules.multirotor_tasks`, one
 implementation for both engines)."""
 
