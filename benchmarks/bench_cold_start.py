@@ -49,7 +49,7 @@ e.step(e.action_space.sample())
 """
 
 MA_DOGFIGHT = """\
-from pyflyt_like.envs.multi_agent.fixedwing_dogfight import MAFixedwingDogfightEnv
+from pyflyt_like.envs.dogfight.scene import MAFixedwingDogfightEnv
 env = MAFixedwingDogfightEnv(team_size=2)
 env.reset(seed=0)
 env.step({agent: env.action_space(agent).sample() for agent in env.agents})

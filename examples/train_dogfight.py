@@ -176,7 +176,7 @@ def record_replay(policy, path: Path, seed: int) -> dict:
     """The first evaluation episode (``seed``) again, written as a Tacview file ``path``
     (the policy red, the scripted pilot blue; docs/tacview.md)."""
     from pyflyt_like.envs import MAFixedwingDogfightEnv, PursuitPilot
-    from pyflyt_like.envs.multi_agent.acmi_recorder import DogfightRecorder
+    from pyflyt_like.envs.dogfight.scene_recorder import DogfightRecorder
 
     scene = MAFixedwingDogfightEnv(team_size=1)
     env = DogfightRecorder(scene, path, title="trained policy (red) vs scripted pilot (blue)")

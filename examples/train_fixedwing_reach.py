@@ -4,7 +4,7 @@ PyBullet twin.
 Trains :func:`pyflyt_like.training.train_ppo` on ``--num-envs`` worlds of the batched
 ``Fixedwing-Reach-v0`` VectorEnv for ``--minutes`` of wall time, then flies the deterministic
 policy for ``--eval-episodes`` episodes of the PyBullet twin and the mode-2 autopilot
-baseline (:mod:`pyflyt_like.envs.fixedwing_tasks.autopilot`) on the same episodes (the same
+baseline (:mod:`pyflyt_like.envs.fixedwing.autopilot`) on the same episodes (the same
 seeds: the same spawns and targets), and prints the targets each reached. Writes
 ``<out>/fixedwing_reach.pt`` (the policy), the learning curve ``--curve`` (PNG: mean
 episode return against wall time and env steps) and ``--results`` (JSON: the options, the
@@ -64,7 +64,7 @@ def _policy_chunk(args: tuple) -> list[list[float]]:
     [targets reached, return, steps] each."""
     import torch
 
-    from pyflyt_like.envs.fixedwing_tasks.twin_env import FixedwingReachTwinEnv
+    from pyflyt_like.envs.fixedwing.twin_env import FixedwingReachTwinEnv
     from pyflyt_like.training import PPOPolicy
 
     path, seeds = args
@@ -90,8 +90,8 @@ def _policy_chunk(args: tuple) -> list[list[float]]:
 
 def _autopilot_chunk(seeds: list[int]) -> list[list[float]]:
     """Worker: the autopilot's twin episodes ``seeds``."""
-    from pyflyt_like.envs.fixedwing_tasks.autopilot import fly_episode
-    from pyflyt_like.envs.fixedwing_tasks.twin_env import FixedwingReachTwinEnv
+    from pyflyt_like.envs.fixedwing.autopilot import fly_episode
+    from pyflyt_like.envs.fixedwing.twin_env import FixedwingReachTwinEnv
 
     env = FixedwingReachTwinEnv(**OPTIONS)
     try:
@@ -147,7 +147,7 @@ def main() -> None:
     import torch
 
     from pyflyt_like.common.atomic_files import write_atomically
-    from pyflyt_like.envs.fixedwing_tasks.vector_env import FixedwingReachVectorEnv
+    from pyflyt_like.envs.fixedwing.vector_env import FixedwingReachVectorEnv
     from pyflyt_like.training import PPOConfig, train_ppo
 
     for path in (args.out, args.curve.parent, args.results.parent):

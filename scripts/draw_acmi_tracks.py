@@ -2,7 +2,7 @@
 
 The picture of docs/tacview.md. One episode (at most 30 s) of
 ``MAFixedwingDogfightEnv(team_size=1, damage_per_hit=0.006)`` is flown under
-:class:`~pyflyt_like.envs.multi_agent.acmi_recorder.DogfightRecorder`; the env has no
+:class:`~pyflyt_like.envs.dogfight.scene_recorder.DogfightRecorder`; the env has no
 scripted opponent of its own, so two small scripted pilots fly it in attitude hold
 (mode 1): ``uav_1`` (blue) flies a steady gentle right turn holding its height, ``uav_0``
 (red) chases it by pure pursuit (bank towards the bearing of the target, nose at its
@@ -31,7 +31,7 @@ import numpy as np
 from pyflyt_like.common.acmi import AcmiRecording, read_acmi
 from pyflyt_like.common.atomic_files import write_atomically
 from pyflyt_like.envs import MAFixedwingDogfightEnv
-from pyflyt_like.envs.multi_agent.acmi_recorder import DogfightRecorder
+from pyflyt_like.envs.dogfight.scene_recorder import DogfightRecorder
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_PNG = ROOT / "docs" / "assets" / "tacview_tracks.png"

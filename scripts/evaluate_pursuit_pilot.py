@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 
 from pyflyt_like.common.atomic_files import write_atomically
-from pyflyt_like.envs.multi_agent.fixedwing_dogfight import MAFixedwingDogfightEnv
-from pyflyt_like.envs.multi_agent.pursuit_pilot import PursuitPilot
+from pyflyt_like.envs.dogfight.pursuit_pilot import PursuitPilot
+from pyflyt_like.envs.dogfight.scene import MAFixedwingDogfightEnv
 
 
 def run_episode(env: MAFixedwingDogfightEnv, pilot: PursuitPilot, opponent: str, seed: int,

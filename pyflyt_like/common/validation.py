@@ -183,12 +183,15 @@ def check_positive_float(name: str, value: object) -> float:
     return number
 
 
-def check_rate_divides(name: str, rate: int, physics_hz: int) -> int:
-    """Return physics steps per tick for ``rate`` Hz; raise unless it divides ``physics_hz``."""
+def check_rate_divides(name: str, rate: object, physics_hz: int, allowed_too: str = "") -> int:
+    """Return physics steps per tick for ``rate`` Hz; raise unless it is a positive int that
+    divides ``physics_hz`` (the message lists the divisors, then ``allowed_too``: e.g.
+    ``", or null for every physics step"``). The one check of a rate against the physics
+    rate."""
     rate = check_positive_int(name, rate)
     if physics_hz % rate != 0:
         raise ValueError(f"{name}={rate} Hz must divide physics_hz={physics_hz} Hz exactly "
-                         f"(allowed: {divisors_text(physics_hz)})")
+                         f"(allowed: {divisors_text(physics_hz)}{allowed_too})")
     return physics_hz // rate
 
 

@@ -3,8 +3,8 @@
 Every class is importable from here and loaded on first use (PEP 562), so
 ``import pyflyt_like.envs`` costs only the registration: it loads neither PyBullet,
 PettingZoo nor numba. The ids and their entry points are listed in :mod:`.registry`; the
-modules are laid out by family (``base``, ``quadx``, ``fixedwing``, ``rocket``, ``targets``,
-``multi_agent``, ``multirotor_tasks``).
+modules are laid out by family, one folder each (``base``, ``targets``, ``quadx``,
+``multirotor_tasks``, ``fixedwing``, ``rocket``, ``dogfight``).
 """
 
 from gymnasium.envs.registration import register
@@ -22,13 +22,13 @@ MULTIROTOR_TASKS = tuple(registry.MULTIROTOR_TASK_NAMES)
 # class (or function) name -> its entry point, for the lazy exports below
 _EXPORTS = {
     "FlattenWaypointEnv": "pyflyt_like.envs.targets.flatten:FlattenWaypointEnv",
-    "DogfightRecorder": "pyflyt_like.envs.multi_agent.acmi_recorder:DogfightRecorder",
-    "PursuitPilot": "pyflyt_like.envs.multi_agent.pursuit_pilot:PursuitPilot",
+    "DogfightRecorder": "pyflyt_like.envs.dogfight.scene_recorder:DogfightRecorder",
+    "PursuitPilot": "pyflyt_like.envs.dogfight.pursuit_pilot:PursuitPilot",
     "DogfightVectorEnv": "pyflyt_like.envs.dogfight.vector_env:DogfightVectorEnv",
-    "DogfightVectorRecorder": "pyflyt_like.envs.dogfight.acmi_recorder:DogfightVectorRecorder",
+    "DogfightVectorRecorder": "pyflyt_like.envs.dogfight.vector_recorder:DogfightVectorRecorder",
     "FixedwingReachVectorEnv":
-        "pyflyt_like.envs.fixedwing_tasks.vector_env:FixedwingReachVectorEnv",
-    "FixedwingReachTwinEnv": "pyflyt_like.envs.fixedwing_tasks.twin_env:FixedwingReachTwinEnv",
+        "pyflyt_like.envs.fixedwing.vector_env:FixedwingReachVectorEnv",
+    "FixedwingReachTwinEnv": "pyflyt_like.envs.fixedwing.twin_env:FixedwingReachTwinEnv",
     **{registry.attribute_name(entry_point): entry_point for entry_point in (
         *(entry.parallel_entry_point for entry in registry.MULTI_AGENT_SCENES),
         *(entry.entry_point for entry in registry.PYBULLET_TASKS),

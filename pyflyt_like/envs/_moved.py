@@ -1,5 +1,5 @@
-"""The module paths of ``pyflyt_like.envs`` before it was laid out by family, kept for one
-release.
+"""The module paths of ``pyflyt_like.envs`` before it was laid out by family (and before its
+families got one folder each), kept for one release.
 
 :func:`install` puts a finder first on ``sys.meta_path``: importing an old path returns the
 module at its new path (the same object, also registered under the old name) and emits a
@@ -46,8 +46,22 @@ MOVED = {f"{_PACKAGE}.{old}": f"{_PACKAGE}.{new}" for old, new in {
     "waypoint_task": "targets.waypoint_task",
     "target_deltas": "targets.deltas",
     "flatten_waypoint_env": "targets.flatten",
-    "ma_quadx_hover_env": "multi_agent.quadx_hover",
-    "ma_fixedwing_dogfight_env": "multi_agent.fixedwing_dogfight",
+    "ma_quadx_hover_env": "quadx.ma_hover",
+    "ma_fixedwing_dogfight_env": "dogfight.scene",
+    # one folder per family (2026-12-07): the dogfight's PettingZoo scene beside its
+    # batched VectorEnv, Fixedwing-Reach beside Fixedwing-Waypoints
+    "multi_agent": "dogfight",
+    "multi_agent.fixedwing_dogfight": "dogfight.scene",
+    "multi_agent.acmi_recorder": "dogfight.scene_recorder",
+    "multi_agent.pursuit_pilot": "dogfight.pursuit_pilot",
+    "multi_agent.quadx_hover": "quadx.ma_hover",
+    "dogfight.acmi_recorder": "dogfight.vector_recorder",
+    "fixedwing_tasks": "fixedwing",
+    "fixedwing_tasks.autopilot": "fixedwing.autopilot",
+    "fixedwing_tasks.kernels": "fixedwing.kernels",
+    "fixedwing_tasks.options": "fixedwing.options",
+    "fixedwing_tasks.twin_env": "fixedwing.twin_env",
+    "fixedwing_tasks.vector_env": "fixedwing.vector_env",
 }.items()}
 """Old dotted module path -> the new one."""
 

@@ -64,7 +64,7 @@ def _twin(env_id: str) -> Callable[[], None]:
 
 
 def _pettingzoo_dogfight() -> None:
-    from pyflyt_like.envs.multi_agent.fixedwing_dogfight import MAFixedwingDogfightEnv
+    from pyflyt_like.envs.dogfight.scene import MAFixedwingDogfightEnv
 
     env = MAFixedwingDogfightEnv(team_size=1)
     env.reset(seed=0)

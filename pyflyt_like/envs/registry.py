@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any
 
+from pyflyt_like.rules import multirotor_tasks as multirotor_rules
+
 __all__ = ["BATCHED_FIXEDWING_TASKS", "ENVS", "MULTIROTOR_TASKS", "MULTIROTOR_TASK_NAMES",
            "MULTI_AGENT_SCENES", "PYBULLET_TASKS", "EnvEntry", "env_id", "load"]
 
@@ -75,7 +77,7 @@ PYBULLET_TASKS = tuple(EnvEntry(env_id(name), family, entry_point=_entry(module,
     ("Rocket-Landing", "rocket", "rocket.landing", "RocketLandingEnv"),
 ))
 
-MULTIROTOR_TASK_NAMES = ("Hover", "Reach", "Track", "Land", "Navigate")
+MULTIROTOR_TASK_NAMES = multirotor_rules.TASK_NAMES
 """The Multirotor tasks (their rules: :mod:`pyflyt_like.rules.multirotor_tasks`, one
 implementation for both engines)."""
 
@@ -93,17 +95,17 @@ BATCHED_FIXEDWING_TASKS = (
     EnvEntry(env_id("Dogfight"), "fixedwing",
              vector_entry_point=_entry("dogfight.vector_env", "DogfightVectorEnv")),
     EnvEntry(env_id("Fixedwing-Reach"), "fixedwing",
-             entry_point=_entry("fixedwing_tasks.twin_env", "FixedwingReachTwinEnv"),
-             vector_entry_point=_entry("fixedwing_tasks.vector_env",
+             entry_point=_entry("fixedwing.twin_env", "FixedwingReachTwinEnv"),
+             vector_entry_point=_entry("fixedwing.vector_env",
                                        "FixedwingReachVectorEnv")),
 )
 
 # PettingZoo scenes; Gymnasium does not register them, RLlib does under these ids.
 MULTI_AGENT_SCENES = (
     EnvEntry(env_id("MAQuadX-Hover"), "quadx",
-             parallel_entry_point=_entry("multi_agent.quadx_hover", "MAQuadXHoverEnv")),
+             parallel_entry_point=_entry("quadx.ma_hover", "MAQuadXHoverEnv")),
     EnvEntry(env_id("MAFixedwing-Dogfight"), "fixedwing",
-             parallel_entry_point=_entry("multi_agent.fixedwing_dogfight",
+             parallel_entry_point=_entry("dogfight.scene",
                                          "MAFixedwingDogfightEnv")),
 )
 

@@ -39,8 +39,9 @@ def _require_ray() -> None:
 
 
 def single_agent_ids() -> list[str]:
-    """Ids of every single-agent Gymnasium task (the eight PyBullet tasks and the four
-    Multirotor tasks), as ``gymnasium.make`` takes them."""
+    """Ids of every single-agent Gymnasium task (the PyBullet tasks, the Multirotor tasks'
+    and Fixedwing-Reach's twins: every id with an ``entry_point``), as ``gymnasium.make``
+    takes them."""
     return [entry.id for entry in registry.ENVS if entry.entry_point is not None]
 
 

@@ -2,7 +2,7 @@
 reward, endings, observation.
 
 The one implementation of the task, used by the batched ``Fixedwing-Reach-v0`` VectorEnv
-(compiled into its fused step, :mod:`pyflyt_like.envs.fixedwing_tasks.kernels`) and by its
+(compiled into its fused step, :mod:`pyflyt_like.envs.fixedwing.kernels`) and by its
 PyBullet twin (the same compiled functions called with one world). Plain Python on arrays
 and floats with no allocation (the rotation formulas of :mod:`pyflyt_like.common.rotations`),
 so numba compiles them as they are.

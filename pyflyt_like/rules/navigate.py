@@ -16,12 +16,9 @@ on a failure: a collision (the engine's crash flag: an obstacle or the floor), t
 upside down, or leaving the volume ``|x|, |y| <= HALF_WIDTH``, ``z <= CEILING`` (below the
 trees' tops: the way is through the forest, not over it). The episode ends on arrival or a
 failure. Every failure costs the same, so that no way out of the forest pays better than
-another (a free exit through the ceiling was what a policy learnt instead of dodging).
-The speed and clearance terms exist because progress alone, discounted, pays for speed: a
-policy trained on it flew at 6 m/s on average and hit a trunk in 62 % of its episodes
-(docs/training.md); past :data:`CRUISE_SPEED` a m/s costs more than the progress it buys
-(``1 / agent_hz`` per step at most, 0.02 at 50 Hz), and the clearance term tells of a
-trunk before the crash does.
+another; past :data:`CRUISE_SPEED` a m/s costs more than the progress it buys, and the
+clearance term tells of a trunk before the crash does (why each term is there, from the
+policies trained without it: docs/vector_tasks.md, "Navigate").
 
 **Observation.** The goal relative to the drone in its heading frame (x along the heading,
 y to its left, z up; with ``observation="sensors"``, which observes no attitude, in the

@@ -26,6 +26,7 @@ from pyflyt_like.common.validation import (
     as_float_array,
     check_finite,
     check_positive_int,
+    check_rate_divides,
     divisors_text,
     names_text,
 )
@@ -185,12 +186,8 @@ def _rate(name: str, value: object, physics_hz: int) -> int:
         raise ValueError(f"{name}={value} Hz must be an integer dividing physics_hz="
                          f"{physics_hz} Hz (allowed: {divisors_text(physics_hz)}, or null "
                          f"for every physics step)")
-    rate = check_positive_int(name, value)
-    if physics_hz % rate:
-        raise ValueError(f"{name}={rate} Hz must divide physics_hz={physics_hz} Hz exactly "
-                         f"(allowed: {divisors_text(physics_hz)}, or null for every physics "
-                         f"step)")
-    return rate
+    check_rate_divides(name, value, physics_hz, ", or null for every physics step")
+    return int(value)
 
 
 def sensor_periods(params: Mapping[str, SensorParams]) -> np.ndarray:

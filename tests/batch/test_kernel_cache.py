@@ -239,7 +239,7 @@ def test_the_same_sources_elsewhere_have_the_same_digests(package_copy):
 def test_an_edit_changes_the_digests_of_the_kernels_that_compile_it_only(package_copy):
     kernels = ["batch/pipeline.py", "batch/fixedwing/pipeline.py",
                "envs/multirotor_tasks/kernels.py", "envs/dogfight/kernels.py",
-               "envs/fixedwing_tasks/kernels.py"]
+               "envs/fixedwing/kernels.py"]
 
     def digests() -> dict[str, str]:
         graph = SourceGraph(package_copy)

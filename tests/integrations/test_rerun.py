@@ -226,7 +226,7 @@ def test_gymnasium_wrapper_records_each_episode(tmp_path):
 
 
 def test_pettingzoo_wrapper_records_every_agent(tmp_path):
-    from pyflyt_like.envs.multi_agent.quadx_hover import MAQuadXHoverEnv
+    from pyflyt_like.envs.quadx.ma_hover import MAQuadXHoverEnv
 
     env = RerunParallelRecorder(MAQuadXHoverEnv(), tmp_path / "scene.rrd")
     env.reset(seed=0)

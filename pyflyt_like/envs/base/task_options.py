@@ -14,6 +14,21 @@ from pyflyt_like.common.validation import (
 
 MAX_DURATION_SECONDS = 3600.0  # an hour: a longer time limit is no limit
 MAX_ACTION_DELAY_STEPS = 1000  # the ring of pending actions is (delay + 1, k) per world
+#: What a PyBullet twin can randomise of its vehicle (the batched engine draws more).
+TWIN_RANDOMIZE_KEYS = ("mass", "inertia")
+
+
+def check_twin_randomize(randomize: dict | None) -> None:
+    """Refuse the ``randomize`` keys (already checked by the engine's rules) that a PyBullet
+    twin cannot apply.
+
+    Raises:
+        ValueError: naming them and the keys a twin randomises.
+    """
+    unsupported = sorted(set(randomize or {}) - set(TWIN_RANDOMIZE_KEYS))
+    if unsupported:
+        raise ValueError(f"randomize keys {unsupported} are drawn by the batched engine "
+                         f"only; the PyBullet twin randomises {list(TWIN_RANDOMIZE_KEYS)}")
 
 
 def check_episode_options(max_duration_seconds: object, action_delay_steps: object,

@@ -1,7 +1,7 @@
 """One dogfight episode as a Tacview ACMI file: what both engines' recorders write.
 
 The PettingZoo recorder (:class:`~pyflyt_like.envs.DogfightRecorder`) and the batched one
-(:class:`~pyflyt_like.envs.dogfight.acmi_recorder.DogfightVectorRecorder`) read the state of
+(:class:`~pyflyt_like.envs.dogfight.vector_recorder.DogfightVectorRecorder`) read the state of
 their engine and hand it here, step by step; this class writes the objects, frames, hit
 messages, health changes, losses and the result in one way (docs/tacview.md).
 """

@@ -144,7 +144,7 @@ class DogfightVectorEnv(FusedVectorEnv):
         self._seed = checked_vector_seed(seed, num_envs)
         self._started = False
         if opponent == "scripted":
-            from ..multi_agent.pursuit_pilot import PursuitPilot  # numpy only; loaded here
+            from .pursuit_pilot import PursuitPilot  # numpy only; loaded here
 
             opponent = PursuitPilot(self)
         self.opponent = None if self.self_play else opponent

@@ -10,7 +10,7 @@ from typing import Any
 from pyflyt_like.batch.randomization import check_randomize
 from pyflyt_like.common.validation import (
     check_positive_int,
-    divisors_text,
+    check_rate_divides,
 )
 from pyflyt_like.sensors import resolve_sensors
 
@@ -90,10 +90,8 @@ class TaskOptions:
                    "physics_hz": check_positive_int("physics_hz", self.physics_hz,
                                                     maximum=MAX_PHYSICS_HZ),
                    "agent_hz": check_positive_int("agent_hz", self.agent_hz)}
-        physics_hz, agent_hz = checked["physics_hz"], checked["agent_hz"]
-        if physics_hz % agent_hz:
-            raise ValueError(f"agent_hz={agent_hz} must divide physics_hz={physics_hz}; "
-                             f"allowed: {divisors_text(physics_hz)}")
+        physics_hz = checked["physics_hz"]
+        check_rate_divides("agent_hz", checked["agent_hz"], physics_hz)
         check_randomize(self.randomize)
         checked["observation"] = check_observation(self.observation)
         mounted = sensor_drone_options(checked["observation"], self.sensors, None)

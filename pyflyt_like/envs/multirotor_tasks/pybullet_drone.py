@@ -9,8 +9,9 @@ from pyflyt_like.batch.randomization import check_randomize
 from pyflyt_like.common.sensor_readings import READINGS_SIZE, pack_readings
 from pyflyt_like.core import Aviary
 
+from ..base.task_options import check_twin_randomize
+
 # What PyBullet can change on a built body; the batched engine draws the other keys.
-TWIN_RANDOMIZE_KEYS = ("mass", "inertia")
 #: Downward speed [m/s] above which touching the floor is a crash: the batched engine's
 #: default ``crash_speed``.
 CRASH_SPEED = 1.0
@@ -41,10 +42,7 @@ class PyBulletDrone:
     def __init__(self, drone_model: str, mode: int, physics_hz: int, randomize: dict | None,
                  render: bool = False, sensors: dict | None = None):
         self.randomize = check_randomize(randomize)
-        unsupported = sorted(set(self.randomize) - set(TWIN_RANDOMIZE_KEYS))
-        if unsupported:
-            raise ValueError(f"randomize keys {unsupported} are drawn by the batched engine "
-                             f"only; the PyBullet twin randomises {list(TWIN_RANDOMIZE_KEYS)}")
+        check_twin_randomize(self.randomize)
         self.aviary = Aviary(np.array([[0.0, 0.0, 1.0]]), np.zeros((1, 3)),
                              drone_type="multirotor", physics_hz=physics_hz,
                              drone_options=dict(drone_model=drone_model, control_hz=physics_hz,

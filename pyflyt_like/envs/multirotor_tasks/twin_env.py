@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import gymnasium
@@ -56,12 +57,13 @@ class MultirotorTwinEnv(gymnasium.Env):
         self.navigate = navigate_settings(number, self.options)
         self._pool = navigate_pool(self.navigate) if self.navigate else empty_pool()
         self._pool_arrays = tuple(self._pool)  # numba spreads a plain tuple, not a NamedTuple
-        self.world = PyBulletDrone(self.options.drone_model, self.options.flight_mode,
-                                   self.options.physics_hz, self.options.randomize,
-                                   render=self.render_mode == "human",
-                                   sensors=self.options.sensors)
+        #: The PyBullet engine of the one world (the VectorEnv's ``sim`` is its batched one).
+        self.sim = PyBulletDrone(self.options.drone_model, self.options.flight_mode,
+                                 self.options.physics_hz, self.options.randomize,
+                                 render=self.render_mode == "human",
+                                 sensors=self.options.sensors)
         self.params, self.observation_space, self.action_space = task_parameters(
-            number, self.options, self.world.model, self.world.gravity)
+            number, self.options, self.sim.model, self.sim.gravity)
         k, size = self.action_space.shape[0], self.observation_space.shape[0]
         self.task = kernels.zeros_arrays(1, k, size, self.options.action_delay_steps)
         if self.navigate:  # the task's own forests (the curriculum's last level)
@@ -72,7 +74,7 @@ class MultirotorTwinEnv(gymnasium.Env):
         self._observation = np.zeros(size, np.float32)
         self._sensor_periods = sensor_periods(self.options.sensor_params)
         self.metadata = {**self.metadata, "render_fps": self.options.agent_hz}
-        self._camera = (make_chase_camera(self.world.aviary, self.world.drone, resolution)
+        self._camera = (make_chase_camera(self.sim.aviary, self.sim.drone, resolution)
                         if self.render_mode == "rgb_array" else None)
         self._seed = self.options.seed
         self._started = False
@@ -99,13 +101,13 @@ class MultirotorTwinEnv(gymnasium.Env):
         # the VectorEnv's order of draws, for one world: the same seed, the same episode
         self.task.streams[:] = world_streams(self.np_random, 1)
         self.task.noise_streams[:] = world_streams(self.np_random, 1)
-        task, params, world = self.task, self.params, self.world
+        task, params, sim = self.task, self.params, self.sim
         kernels.draw_start(task, params, 0, self._pool_arrays)
         if self.navigate:
-            world.use_world(layout_world(self._pool, int(task.layout[0])))
-        world.reset(task.start_pos[0, 0], task.start_euler[0, 0],
-                    int(self.np_random.integers(2**31)), self.np_random)
-        kernels.start_task(world.pos, task, params, 0)
+            sim.use_world(layout_world(self._pool, int(task.layout[0])))
+        sim.reset(task.start_pos[0, 0], task.start_euler[0, 0],
+                  int(self.np_random.integers(2**31)), self.np_random)
+        kernels.start_task(sim.pos, task, params, 0)
         self._observe()
         self._started = True
         return self._observation.copy(), self._info()
@@ -122,13 +124,13 @@ class MultirotorTwinEnv(gymnasium.Env):
         if not self._started:
             raise RuntimeError("step() called before reset(): call reset() first")
         self._action[0] = action
-        task, params, world = self.task, self.params, self.world
+        task, params, sim = self.task, self.params, self.sim
         if not kernels.clip_actions(self._action, task, params):
             raise ValueError("action must be finite (no NaN or inf)")
-        kernels.setpoint_of(world.quat, task, params, 0, self._setpoint)
-        world.step(self._setpoint, params.physics_steps)
-        reward, terminated = kernels.score_world(world.pos, world.quat, world.vel,
-                                                 world.crashed, task, params, 0,
+        kernels.setpoint_of(sim.quat, task, params, 0, self._setpoint)
+        sim.step(self._setpoint, params.physics_steps)
+        reward, terminated = kernels.score_world(sim.pos, sim.quat, sim.vel,
+                                                 sim.crashed, task, params, 0,
                                                  self._pool_arrays)
         self._observe()
         truncated = (not terminated) and bool(task.step_count[0] >= params.max_steps)
@@ -136,13 +138,13 @@ class MultirotorTwinEnv(gymnasium.Env):
                 self._info())
 
     def _observe(self) -> None:
-        world = self.world
+        sim = self.sim
         if self.params.sensed:
-            kernels.observe_world_sensed(world.sensed, self._sensor_periods, world.ranges,
+            kernels.observe_world_sensed(sim.sensed, self._sensor_periods, sim.ranges,
                                          self.task, self.params, 0, self._observation)
         else:
-            kernels.observe_world(world.pos, world.quat, world.vel, world.ang_vel,
-                                  world.ranges, self.task, self.params, 0, self._observation)
+            kernels.observe_world(sim.pos, sim.quat, sim.vel, sim.ang_vel,
+                                  sim.ranges, self.task, self.params, 0, self._observation)
 
     def _info(self) -> dict[str, Any]:
         return {key: value[0].item() for key, value in self._infos.items()}
@@ -151,5 +153,12 @@ class MultirotorTwinEnv(gymnasium.Env):
         """rgb_array: an (H, W, 3) uint8 chase-camera frame; None otherwise."""
         return None if self._camera is None else self._camera.capture_rgb()
 
+    @property
+    def world(self) -> PyBulletDrone:
+        """Deprecated name of :attr:`sim` (a "world" is an obstacle ``World``)."""
+        warnings.warn("MultirotorTwinEnv.world is now MultirotorTwinEnv.sim (the old name "
+                      "goes in the next release)", DeprecationWarning, stacklevel=2)
+        return self.sim
+
     def close(self) -> None:
-        self.world.close()
+        self.sim.close()

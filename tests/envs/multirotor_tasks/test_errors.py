@@ -67,7 +67,7 @@ BAD_OPTIONS = [
     (dict(physics_hz="500"), TypeError, "physics_hz"),
     (dict(physics_hz=500.0), TypeError, "physics_hz"),
     (dict(physics_hz=True), TypeError, "physics_hz"),
-    (dict(agent_hz=33), ValueError, "agent_hz=33 must divide physics_hz=500"),
+    (dict(agent_hz=33), ValueError, "agent_hz=33 Hz must divide physics_hz=500 Hz"),
     (dict(agent_hz=0), ValueError, "agent_hz"),
     (dict(agent_hz=-50), ValueError, "agent_hz"),
     (dict(agent_hz="50"), TypeError, "agent_hz"),
@@ -406,15 +406,15 @@ def snapshot(env) -> dict:
     _arrays_of(env, "env", state)
     for name, value in env.task._asdict().items():
         state[f"task.{name}"] = value.copy()
-    if hasattr(env, "sim"):
+    if isinstance(env, MultirotorVectorEnv):
         sim = env.sim
         state["engine.rng"] = sim.rng.bit_generator.state
         for name, value in {**sim._state._asdict(), **sim.plant._asdict()}.items():
             state[f"engine.{name}"] = value.copy()
     else:
-        world = env.world
-        aviary, drone = world.aviary, world.drone
-        _arrays_of(world, "world", state)
+        twin_sim = env.sim
+        aviary, drone = twin_sim.aviary, twin_sim.drone
+        _arrays_of(twin_sim, "sim", state)
         state["pybullet.pose"] = aviary.getBasePositionAndOrientation(drone.Id)
         state["pybullet.velocity"] = aviary.getBaseVelocity(drone.Id)
         state["pybullet.state"] = drone.state.copy()

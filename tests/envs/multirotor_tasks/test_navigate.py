@@ -584,7 +584,7 @@ def test_the_default_lidar_is_mounted_unless_one_is_given():
 
 # ----------------------------------------------------------------------------------- twin
 def _bodies(twin) -> int:
-    aviary = twin.unwrapped.world.aviary
+    aviary = twin.unwrapped.sim.aviary
     return pybullet.getNumBodies(physicsClientId=aviary._client)
 
 
@@ -601,11 +601,11 @@ def test_the_twin_flies_the_vector_envs_layout_and_replaces_it_at_each_reset():
             layout = int(inner.task.layout[0])
             layouts.add(layout)
             assert layout == envs.sim.world_layout[0] and 3 <= layout < 6
-            world = inner.world.aviary.world
+            world = inner.sim.aviary.world
             assert world == layout_world(envs.sim.layout_pool, layout) == envs.sim.world_of(0)
             np.testing.assert_array_equal(inner.task.target, envs.task.target)
             # the floor, the drone and the trees: the last reset's bodies are gone
-            assert _bodies(twin) == 2 + len(world) == 2 + len(inner.world.aviary.world_body_ids)
+            assert _bodies(twin) == 2 + len(world) == 2 + len(inner.sim.aviary.world_body_ids)
         assert len(layouts) >= 2
     finally:
         envs.close()
@@ -632,13 +632,13 @@ def test_a_twin_flown_into_a_tree_crashes_as_the_vector_env_does():
             if terminated or truncated:
                 ended = step
                 break
-        assert terminated and inner.world.crashed
+        assert terminated and inner.sim.crashed
         assert abs(ended - crash_step) <= 1
         # against a trunk of the layout (PyBullet's contacts come within its margin)
-        world = inner.world.aviary.world
-        clearance = world.distance(inner.world.pos)
+        world = inner.sim.aviary.world
+        clearance = world.distance(inner.sim.pos)
         assert clearance < envs.sim.collision_radius + 0.03
-        speed = float(np.linalg.norm(inner.world.vel))
+        speed = float(np.linalg.norm(inner.sim.vel))
         assert reward == pytest.approx(
             distance - info["distance"] - 10.0
             - navigate.OVERSPEED_COST * max(0.0, speed - navigate.CRUISE_SPEED)
@@ -670,7 +670,7 @@ def test_a_fall_is_a_crash_and_a_slow_touchdown_is_not_on_both_engines():
                 if terminated[0] or (touched is not None and step > touched + 10):
                     break
             assert touched is not None
-            assert bool(terminated[0]) == crash == twin.unwrapped.world.crashed
+            assert bool(terminated[0]) == crash == twin.unwrapped.sim.crashed
             assert (rewards[0] < -9.0) == crash and (reward < -9.0) == crash
     finally:
         envs.close()

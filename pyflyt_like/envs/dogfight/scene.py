@@ -12,8 +12,8 @@ from pyflyt_like.rules import dogfight as rules
 
 from ..base.ma_aviary_env import MAAviaryEnv
 from ..base.vehicle_family import FIXEDWING
-from ..dogfight import kernels
-from ..dogfight.options import dogfight_options, observation_bounds
+from . import kernels
+from .options import dogfight_options, observation_bounds
 
 TEAMS = rules.TEAMS
 

@@ -15,12 +15,12 @@ from pyflyt_like.physics.fixedwing_model import load_fixedwing_model
 from pyflyt_like.rules import fixedwing_reach as rules
 
 from ..base.rendering import DEFAULT_RENDER_RESOLUTION, check_render_mode, check_render_resolution
+from ..base.task_options import check_twin_randomize
 from . import kernels
 from .options import reach_options
 from .vector_env import task_parameters
 
 # What PyBullet can change on a built body; the batched engine draws the other keys.
-TWIN_RANDOMIZE_KEYS = ("mass", "inertia")
 
 
 class FixedwingReachTwinEnv(gymnasium.Env):
@@ -53,10 +53,7 @@ class FixedwingReachTwinEnv(gymnasium.Env):
         self.render_mode = check_render_mode(render_mode)
         resolution = check_render_resolution(render_resolution)
         options = self.options = reach_options(options)
-        unsupported = sorted(set(options.randomize or {}) - set(TWIN_RANDOMIZE_KEYS))
-        if unsupported:
-            raise ValueError(f"randomize keys {unsupported} are drawn by the batched engine "
-                             f"only; the PyBullet twin randomises {list(TWIN_RANDOMIZE_KEYS)}")
+        check_twin_randomize(options.randomize)
         self.aviary = Aviary(np.array([[0.0, 0.0, rules.SPAWN_Z]]), np.zeros((1, 3)),
                              drone_type="fixedwing",
                              drone_options=dict(drone_model=options.drone_model),

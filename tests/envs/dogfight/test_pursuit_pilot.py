@@ -7,8 +7,8 @@ import types
 import numpy as np
 import pytest
 
-from pyflyt_like.envs.multi_agent.fixedwing_dogfight import MAFixedwingDogfightEnv
-from pyflyt_like.envs.multi_agent.pursuit_pilot import PursuitPilot, rotation_errors
+from pyflyt_like.envs.dogfight.pursuit_pilot import PursuitPilot, rotation_errors
+from pyflyt_like.envs.dogfight.scene import MAFixedwingDogfightEnv
 
 FAST_SEED = 5  # an episode the pilot wins by shooting the random opponent down in ~9 s
 

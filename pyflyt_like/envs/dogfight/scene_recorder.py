@@ -17,8 +17,8 @@ from pyflyt_like.common.acmi import (
     check_acmi_path,
 )
 
-from ..dogfight.acmi_episode import CRASHED, LEFT_AREA, SHOT_DOWN, AcmiDogfightEpisode
-from .fixedwing_dogfight import MAFixedwingDogfightEnv
+from .acmi_episode import CRASHED, LEFT_AREA, SHOT_DOWN, AcmiDogfightEpisode
+from .scene import MAFixedwingDogfightEnv
 
 EPISODE_FIELD = "{episode}"
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from pyflyt_like.envs.fixedwing_tasks.autopilot import autopilot_setpoint, evaluate_autopilot
+from pyflyt_like.envs.fixedwing.autopilot import autopilot_setpoint, evaluate_autopilot
 
 
 def test_the_setpoint_steers_at_the_target_unless_it_is_close_behind():

@@ -9,7 +9,7 @@ from gymnasium import spaces
 
 from ..base.ma_aviary_env import MAAviaryEnv
 from ..base.vehicle_family import QUADX
-from ..quadx.hover_reward import HOVER_POINT, hover_reward
+from .hover_reward import HOVER_POINT, hover_reward
 
 DEFAULT_START_POS = ((-1.0, -1.0, 1.0), (1.0, -1.0, 1.0), (-1.0, 1.0, 1.0), (1.0, 1.0, 1.0))  # m
 

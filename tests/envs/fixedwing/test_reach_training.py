@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pyflyt_like.envs.fixedwing_tasks.vector_env import FixedwingReachVectorEnv
+from pyflyt_like.envs.fixedwing.vector_env import FixedwingReachVectorEnv
 
 torch = pytest.importorskip("torch", reason='needs the rl extra: pip install "pyflyt_like[rl]"')
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from pyflyt_like.envs.fixedwing_tasks.twin_env import FixedwingReachTwinEnv
-from pyflyt_like.envs.fixedwing_tasks.vector_env import FixedwingReachVectorEnv
+from pyflyt_like.envs.fixedwing.twin_env import FixedwingReachTwinEnv
+from pyflyt_like.envs.fixedwing.vector_env import FixedwingReachVectorEnv
 
 SECONDS = 2.0
 TOLERANCE = 1e-6  # observations [m, m/s, rad] and rewards after 2 s of random flying

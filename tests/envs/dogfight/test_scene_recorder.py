@@ -11,7 +11,7 @@ import pytest
 from pyflyt_like.common.acmi import DEFAULT_REFERENCE_LATITUDE, read_acmi
 from pyflyt_like.common.atomic_files import FileWriteError
 from pyflyt_like.envs import MAFixedwingDogfightEnv
-from pyflyt_like.envs.multi_agent.acmi_recorder import DogfightRecorder
+from pyflyt_like.envs.dogfight.scene_recorder import DogfightRecorder
 
 from .._ma_checks import assert_parallel_api_clean
 

@@ -8,13 +8,12 @@ the autopilot then holds its course until the target is far enough to turn back 
 The episodes are the twin's with the same seeds as a policy's evaluation, so both meet the
 same spawns and the same sequence of targets.
 
-Usage: ``python -m pyflyt_like.envs.fixedwing_tasks.autopilot [episodes] [first seed]``.
+From the command line: ``python scripts/evaluate_reach_autopilot.py [episodes] [first seed]``.
 """
 
 from __future__ import annotations
 
 import math
-import sys
 from typing import Any
 
 import numpy as np
@@ -85,10 +84,3 @@ def evaluate_autopilot(episodes: int, seed: int = 0, airspeed: float | None = No
         env.close()
     return np.array([[row["targets_reached"], row["return"], row["steps"]] for row in rows])
 
-
-if __name__ == "__main__":
-    count = int(sys.argv[1]) if len(sys.argv) > 1 else 10
-    first = int(sys.argv[2]) if len(sys.argv) > 2 else 0
-    result = evaluate_autopilot(count, first)
-    print(f"autopilot: {int(result[:, 0].sum())} targets in {count} episodes "
-          f"({result[:, 0].mean():.2f} per episode), mean return {result[:, 1].mean():.1f}")

@@ -8,7 +8,7 @@ import pytest
 
 from pyflyt_like.envs import MAFixedwingDogfightEnv, MAQuadXHoverEnv
 
-from .._ma_checks import assert_parallel_api_clean
+from ._ma_checks import assert_parallel_api_clean
 
 # PyFlyt 0.29's MAQuadXHoverEnvV2 keywords, each given a value.
 QUADX_HOVER_PYFLYT = dict(

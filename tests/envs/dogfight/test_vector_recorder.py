@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from pyflyt_like.common.acmi import read_acmi
-from pyflyt_like.envs.dogfight.acmi_recorder import DogfightVectorRecorder
 from pyflyt_like.envs.dogfight.vector_env import DogfightVectorEnv
+from pyflyt_like.envs.dogfight.vector_recorder import DogfightVectorRecorder
 
 from .test_vector_env import LEVEL, place
 

@@ -14,9 +14,9 @@ import numpy as np
 
 from pyflyt_like.batch.fixedwing.randomization import check_fixedwing_randomize
 from pyflyt_like.common.validation import (
+    check_agent_hz,
     check_choice,
     check_positive_int,
-    divisors_text,
 )
 
 from ..base.task_options import check_episode_options
@@ -80,11 +80,8 @@ class ReachOptions:
             raise ValueError(f"flight_mode must be one of {list(FLIGHT_MODES)} (an int: 1 "
                              f"attitude hold, 0 surface commands, -1 surfaces), got {mode!r}")
         checked["flight_mode"] = int(mode)
-        agent_hz = check_positive_int("agent_hz", self.agent_hz)
-        if CONTROL_HZ % agent_hz:
-            raise ValueError(f"agent_hz={agent_hz} must divide the {CONTROL_HZ} Hz control "
-                             f"rate; allowed: {divisors_text(CONTROL_HZ)}")
-        checked["agent_hz"] = agent_hz
+        check_agent_hz(self.agent_hz, CONTROL_HZ)
+        checked["agent_hz"] = int(self.agent_hz)
         physics_hz = check_positive_int("physics_hz", self.physics_hz, maximum=MAX_PHYSICS_HZ)
         if physics_hz % CONTROL_HZ:
             raise ValueError(f"physics_hz must be a multiple of the {CONTROL_HZ} Hz control "

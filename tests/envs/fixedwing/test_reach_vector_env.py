@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
 
-from pyflyt_like.envs.fixedwing_tasks.vector_env import FixedwingReachVectorEnv
+from pyflyt_like.envs.fixedwing.vector_env import FixedwingReachVectorEnv
 from pyflyt_like.rules import fixedwing_reach as rules
 
 N = 4

@@ -1,1 +1,0 @@
-"""The PettingZoo scenes (QuadX hover, fixed-wing dogfight) and the dogfight rules."""
