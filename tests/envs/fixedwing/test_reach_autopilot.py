@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import math
+import runpy
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -29,3 +32,23 @@ def test_the_autopilot_reaches_targets_and_stays_in_the_air():
     assert result[:, 0].sum() >= 3
     with pytest.raises(ValueError, match="episodes"):
         evaluate_autopilot(0)
+
+
+SCRIPT = Path(__file__).resolve().parents[3] / "scripts" / "evaluate_reach_autopilot.py"
+
+
+def test_the_script_prints_the_autopilots_count(capsys, monkeypatch):
+    monkeypatch.setattr(sys, "argv", [str(SCRIPT), "1", str(10**6)])
+    runpy.run_path(str(SCRIPT), run_name="__main__")
+    expected = evaluate_autopilot(1, seed=10**6)
+    assert capsys.readouterr().out == (
+        f"autopilot: {int(expected[:, 0].sum())} targets in 1 episodes "
+        f"({expected[:, 0].mean():.2f} per episode), mean return {expected[:, 1].mean():.1f}\n")
+
+
+def test_the_script_refuses_bad_counts_with_one_line(capsys, monkeypatch):
+    monkeypatch.setattr(sys, "argv", [str(SCRIPT), "0"])
+    with pytest.raises(SystemExit) as exit_info:
+        runpy.run_path(str(SCRIPT), run_name="__main__")
+    assert exit_info.value.code == 2
+    assert "episodes must be at least 1" in capsys.readouterr().err
