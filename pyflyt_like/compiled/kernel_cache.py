@@ -286,7 +286,7 @@ class PackageCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheL
 
 class CompileNotice(event.Listener):
     """Prints one line to stderr when numba starts compiling (a cache miss) a function of
-    this package, the first time in the process: the first run of a kernel takes 10-45 s
+    this package, the first time in the process: the first run of a kernel takes 5-25 s
     on two cores (``pyflyt-like compile`` does them all ahead of time)."""
 
     def __init__(self):
@@ -307,7 +307,7 @@ class CompileNotice(event.Listener):
             where = f"cached in {root}"
         else:
             where = f"cached in {path}"
-        print(f"pyflyt_like: compiling kernels on first use, once (about 10-45 s each; "
+        print(f"pyflyt_like: compiling kernels on first use, once (about 5-25 s each; "
               f"`pyflyt-like compile --all` does them ahead of time; {where})",
               file=sys.stderr, flush=True)
 
