@@ -16,6 +16,7 @@ from pyflyt_like.common.validation import (
 )
 from pyflyt_like.compiled.jit import bound_entry
 from pyflyt_like.control.multirotor_modes import MULTIROTOR_MODES
+from pyflyt_like.physics.contact import CRASH_SPEED
 from pyflyt_like.worlds import LayoutPool, World
 
 from .arrays import TURBULENCE_STATES, kinematics_block
@@ -156,7 +157,7 @@ class BatchedAviary:
                  downwash: bool = False, wind=None, turbulence: dict | None = None,
                  shear: dict | None = None,
                  randomize: dict | None = None, floor_height: float = 0.0,
-                 crash_speed: float = 1.0, user_stages=None, sensors=None, world=None,
+                 crash_speed: float = CRASH_SPEED, user_stages=None, sensors=None, world=None,
                  world_layouts: int | None = None, world_redraw: bool = True):
         options = BatchedAviaryOptions(
             n_worlds=n_worlds, n_drones=n_drones, drone_model=drone_model, mode=mode,

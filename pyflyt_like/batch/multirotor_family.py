@@ -9,6 +9,7 @@ import numpy as np
 from pyflyt_like.common.angles import quaternions_to_euler
 from pyflyt_like.common.flight_modes import FlightMode
 from pyflyt_like.common.multirotor_model import MultirotorModel
+from pyflyt_like.common.rates import BATCHED_MULTIROTOR_PHYSICS_HZ
 from pyflyt_like.control.multirotor_modes import (
     HEADING_MODES,
     MULTIROTOR_MODES,
@@ -35,7 +36,7 @@ class MultirotorFamily:
     pipeline = pipeline  # its STAGES, prepare and run_worlds
 
     #: physics_hz [Hz] when none is given
-    default_physics_hz = 500
+    default_physics_hz = BATCHED_MULTIROTOR_PHYSICS_HZ
 
     #: default start positions when none are given: drone i at (i, 0, 1) m
     start_spacing, start_height = (1.0, 0.0, 0.0), 1.0

@@ -35,6 +35,7 @@ from pyflyt_like.common.validation import (
     reject_unknown_keys,
 )
 from pyflyt_like.control.multirotor_modes import MULTIROTOR_MODES
+from pyflyt_like.physics.contact import CRASH_SPEED
 from pyflyt_like.physics.fixedwing_model import FIXEDWING_MODES
 from pyflyt_like.physics.wind_shear import ShearProfile
 from pyflyt_like.sensors import resolve_sensors
@@ -121,7 +122,7 @@ class BatchedAviaryOptions:
     shear: Any = None
     randomize: dict | None = None
     floor_height: float = 0.0
-    crash_speed: float = 1.0
+    crash_speed: float = CRASH_SPEED
     user_stages: Any = None
     sensors: Any = None
     world: Any = None

@@ -14,6 +14,7 @@ import pybullet
 import pybullet_data
 from pybullet_utils import bullet_client
 
+from pyflyt_like.common.rates import DEFAULT_PHYSICS_HZ
 from pyflyt_like.common.validation import (
     as_float_array,
 )
@@ -25,7 +26,14 @@ from .abstractions.base_wind_field import (
     WindFieldClass,
     check_wind_field_output,
 )
-from .aviary_options import GRAVITY, WORLD_GENERATORS, AviaryOptions, WorldSpec, check_world_spec
+from .aviary_options import (
+    GRAVITY,
+    WORLD_GENERATORS,
+    AviaryOptions,
+    WorldSpec,
+    check_aviary_seed,
+    check_world_spec,
+)
 from .drones.fixedwing import Fixedwing
 from .drones.multirotor import Multirotor
 from .drones.quadplane import QuadPlane
@@ -120,7 +128,7 @@ class Aviary(bullet_client.BulletClient):
         wind_type: str | type[WindFieldClass] | None = None,
         wind_options: dict[str, Any] | None = None,
         render: bool = False,
-        physics_hz: int = 240,
+        physics_hz: int = DEFAULT_PHYSICS_HZ,
         world_scale: float = 1.0,
         seed: int | None = None,
         np_random: np.random.Generator | None = None,
@@ -472,8 +480,7 @@ class Aviary(bullet_client.BulletClient):
         forest once its trunk sizes have been met. Re-read :attr:`world_body_ids` after it.
         """
         if seed is not None:
-            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-                raise ValueError(f"seed must be None or an integer >= 0, got {seed!r}")
+            check_aviary_seed(seed)
             self.np_random.bit_generator.state = type(self.np_random.bit_generator)(seed).state
         client = self._client
         live = [p for p in self._world_parts if p.live]

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from pyflyt_like.common.rates import DEFAULT_PHYSICS_HZ
 from pyflyt_like.common.validation import (
     as_float_array,
     check_bool,
@@ -53,7 +54,7 @@ class AviaryOptions:
     wind_type: str | type[WindFieldClass] | None = None
     wind_options: dict[str, Any] | None = None
     render: bool = False
-    physics_hz: int = 240
+    physics_hz: int = DEFAULT_PHYSICS_HZ
     world_scale: float = 1.0
     seed: int | None = None
     np_random: np.random.Generator | None = None
@@ -130,10 +131,16 @@ def _per_drone(name: str, value: object, kind: type, n: int) -> list:
                      f"(one per drone), got {value!r}")
 
 
-def _generator(np_random: object, seed: object) -> np.random.Generator:
-    if np_random is not None and not isinstance(np_random, np.random.Generator):
-        raise TypeError(f"np_random must be a numpy Generator, got {np_random!r}")
+def check_aviary_seed(seed: object) -> None:
+    """The Aviary's one seed check, at construction and at ``reset(seed=...)``: None or an
+    integer >= 0, else a ValueError (for a wrong type too, as the Aviary always raised)."""
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
                              or seed < 0):
         raise ValueError(f"seed must be None or an integer >= 0, got {seed!r}")
+
+
+def _generator(np_random: object, seed: object) -> np.random.Generator:
+    if np_random is not None and not isinstance(np_random, np.random.Generator):
+        raise TypeError(f"np_random must be a numpy Generator, got {np_random!r}")
+    check_aviary_seed(seed)
     return np_random if np_random is not None else np.random.default_rng(seed)

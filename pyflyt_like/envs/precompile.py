@@ -27,12 +27,23 @@ class Target:
     run: Callable[[], None]
 
 
+#: The engine options of each variant of the obstacles and sensors stages
+#: (``batch.sensors.sensing_switches``): a world alone, point sensors, ray sensors, both.
+SENSING_VARIANTS = ({"world": True}, {"sensors": {"imu": "default"}},
+                    {"sensors": {"lidar": "default"}},
+                    {"sensors": {"imu": "default", "lidar": "default"}})
+
+
 def _engine(drone_model: str, full: bool, mode: int = 1) -> Callable[[], None]:
     def run() -> None:
         from pyflyt_like.batch import BatchedAviary
+        from pyflyt_like.worlds import World
 
-        sensors = {"imu": "default"} if full else None  # a world or sensors: every stage
-        BatchedAviary(n_worlds=1, drone_model=drone_model, mode=mode, sensors=sensors).step(1)
+        # full: every variant of the obstacles and sensors stages, one engine each
+        for options in SENSING_VARIANTS if full else ({},):
+            if options.get("world"):
+                options = {"world": World()}
+            BatchedAviary(n_worlds=1, drone_model=drone_model, mode=mode, **options).step(1)
     return run
 
 
@@ -76,12 +87,14 @@ def _pettingzoo_dogfight() -> None:
 TARGETS: dict[str, Target] = {target.name: target for target in (
     Target("engine-multirotor", "BatchedAviary, multirotors",
            _engine("crazyflie21", full=False)),
-    Target("engine-multirotor-full", "BatchedAviary, multirotors with a world or sensors",
+    Target("engine-multirotor-full", "BatchedAviary, multirotors with a world or sensors "
+           "(each kind)",
            _engine("crazyflie21", full=True)),
     Target("engine-multirotor-position", "BatchedAviary, multirotors in mode 7 (its own "
            "compile: the geometric controller)", _engine("crazyflie21", full=False, mode=7)),
     Target("engine-fixedwing", "BatchedAviary, fixed-wings", _engine("acrowing", full=False)),
-    Target("engine-fixedwing-full", "BatchedAviary, fixed-wings with a world or sensors",
+    Target("engine-fixedwing-full", "BatchedAviary, fixed-wings with a world or sensors "
+           "(each kind)",
            _engine("acrowing", full=True)),
     Target("engine-fixedwing-autopilot", "BatchedAviary, fixed-wings in modes 2 and 3 (the "
            "autopilot)", _engine("acrowing", full=False, mode=2)),

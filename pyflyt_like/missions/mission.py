@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pyflyt_like.common.rates import DEFAULT_PHYSICS_HZ, MAX_PHYSICS_HZ
+
 from .errors import MissionError, short_repr
 from .mission_yaml import load_mission_file, load_mission_text
 
@@ -35,7 +37,6 @@ DEFAULT_CONTROLLER = {"quadx": "position", "multirotor": "geometric", "fixedwing
 WIND_NAMES = ("constant", "gust", "shear", "dryden")
 
 # Limits of a mission (docs/missions.md#limits).
-MAX_PHYSICS_HZ = 10_000  # Hz
 MAX_DURATION = 3600.0  # s, duration_limit
 MAX_HOLD = 3600.0  # s, a waypoint's hold
 MAX_COORDINATE = 1e5  # m, |x|, |y|, |z| of a start or waypoint position
@@ -82,7 +83,7 @@ class Mission:
 
     name: str
     vehicles: tuple[VehicleSpec, ...]
-    physics_hz: int = 240
+    physics_hz: int = DEFAULT_PHYSICS_HZ
     duration_limit: float = 60.0
     arrival_tolerance: float = 0.2
     wind: dict[str, Any] | None = None

@@ -4,7 +4,7 @@ queries give exactly the World's answers for thousands of rays and points of eve
 inside primitives, short and infinite ranges), at three cell sizes; the packed arrays and
 the cell lists are right; bad input is refused with the argument named.
 
-The compiled queries are checked against these in tests/worlds/test_scene_compiled.py."""
+The compiled queries are checked against these in tests/compiled/test_scene.py."""
 
 from __future__ import annotations
 

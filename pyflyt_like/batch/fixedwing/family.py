@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from pyflyt_like.common.flight_modes import FlightMode
+from pyflyt_like.common.rates import DEFAULT_PHYSICS_HZ
 from pyflyt_like.common.urdf_bodies import collision_radius
 from pyflyt_like.common.validation import check_rate_divides
 from pyflyt_like.physics.fixedwing_model import (
@@ -37,7 +38,7 @@ class FixedwingFamily:
     pipeline = pipeline  # its STAGES, prepare and run_worlds
 
     #: physics_hz [Hz] when none is given
-    default_physics_hz = 240
+    default_physics_hz = DEFAULT_PHYSICS_HZ
 
     #: default start positions when none are given: aircraft i at (0, 10 i, 50) m, side
     #: by side, heading east, high enough to manoeuvre

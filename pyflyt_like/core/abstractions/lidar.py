@@ -72,6 +72,7 @@ from pyflyt_like.sensors.depth import DepthParams
 from pyflyt_like.sensors.lidar import LidarParams
 from pyflyt_like.worlds import Box, Cylinder, World
 from pyflyt_like.worlds.geometry import box_horizontal_half_widths
+from pyflyt_like.worlds.grid import KIND_BOX, KIND_CYLINDER, KIND_SPHERE
 
 #: The most rays given to one ``rayTestBatch`` call: one less than PyBullet's
 #: MAX_RAY_INTERSECTION_BATCH_SIZE (16384), because a batch of exactly that many returns one
@@ -96,8 +97,8 @@ _RECASTS = 16
 #: above the rim of a 6 m trunk); twice that here, as a margin.
 OUTER_MARGIN = 2e-3
 OUTER_PER_SIZE = 2e-4
-#: Kind numbers of the primitive tables.
-CYLINDER, BOX, SPHERE = 0, 1, 2
+#: Kind numbers of the primitive tables: the worlds' own (``worlds/grid.py``).
+CYLINDER, BOX, SPHERE = KIND_CYLINDER, KIND_BOX, KIND_SPHERE
 
 # The bits taken in each PyBullet client: client id -> body id -> bit. The drones hold a
 # weak proxy of their Aviary, which cannot be a weak key, so the map is by client id and

@@ -8,6 +8,7 @@ import numpy as np
 import pybullet
 
 from pyflyt_like.common.flight_modes import FlightMode
+from pyflyt_like.common.rates import DEFAULT_PHYSICS_HZ
 from pyflyt_like.common.rotations import transpose_times_vector
 from pyflyt_like.common.validation import as_float_array
 from pyflyt_like.control.fixedwing_attitude import FixedwingAttitude
@@ -63,7 +64,7 @@ class Fixedwing(ModalDrone):
     modes = FIXEDWING_MODES
 
     def __init__(self, p, start_pos, start_orn, control_hz: int | None = None,
-                 physics_hz: int = 240, drone_model: str = "fixedwing",
+                 physics_hz: int = DEFAULT_PHYSICS_HZ, drone_model: str = "fixedwing",
                  model_dir: str | Path | None = None, np_random: np.random.Generator | None = None,
                  starting_velocity=None, **onboard_options):
         super().__init__(p, start_pos, start_orn, control_hz, physics_hz, drone_model,

@@ -17,6 +17,7 @@ from pyflyt_like.common.multirotor_model import (
     default_control_hz,
     multirotor_yaml_path,
 )
+from pyflyt_like.common.rates import DEFAULT_PHYSICS_HZ
 from pyflyt_like.common.validation import as_float_array
 from pyflyt_like.control.allocation import Allocator, actuation_matrix
 from pyflyt_like.control.flatness import FlatReference
@@ -78,7 +79,7 @@ class Multirotor(ModalDrone):
     modes = MULTIROTOR_MODES
 
     def __init__(self, p, start_pos, start_orn, control_hz: int | None = None,
-                 physics_hz: int = 240, drone_model: str = "cf2x",
+                 physics_hz: int = DEFAULT_PHYSICS_HZ, drone_model: str = "cf2x",
                  model_dir: str | Path | None = None, np_random: np.random.Generator | None = None,
                  ground_effect: bool = False, rotor_drag: bool = False, downwash: bool = False,
                  position_controller: str = "geometric", **onboard_options):

@@ -8,6 +8,7 @@ import numpy as np
 
 from pyflyt_like.common.angles import wrap_angle
 from pyflyt_like.common.flight_modes import FlightMode
+from pyflyt_like.common.rates import DEFAULT_PHYSICS_HZ
 from pyflyt_like.control.quadx_cascade import QuadXCascade
 
 from ..abstractions.motors import Motors
@@ -48,7 +49,7 @@ class QuadPlane(Fixedwing):
                                    HOVER, TRANSITION))
 
     def __init__(self, p, start_pos, start_orn, control_hz: int | None = None,
-                 physics_hz: int = 240, drone_model: str = "quadplane",
+                 physics_hz: int = DEFAULT_PHYSICS_HZ, drone_model: str = "quadplane",
                  model_dir: str | Path | None = None, np_random: np.random.Generator | None = None,
                  starting_velocity=None, **onboard_options):
         super().__init__(p, start_pos, start_orn, control_hz, physics_hz, drone_model,

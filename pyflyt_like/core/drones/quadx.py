@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from pyflyt_like.common.flight_modes import FlightMode
+from pyflyt_like.common.rates import DEFAULT_PHYSICS_HZ
 from pyflyt_like.control.quadx_cascade import ALTITUDE_MODES, QUADX_MODES, QuadXCascade
 
 from ..abstractions.boring_bodies import BoringBodies
@@ -40,7 +41,7 @@ class QuadX(ModalDrone):
     modes = QUADX_MODES
 
     def __init__(self, p, start_pos, start_orn, control_hz: int | None = None,
-                 physics_hz: int = 240, drone_model: str = "cf2x",
+                 physics_hz: int = DEFAULT_PHYSICS_HZ, drone_model: str = "cf2x",
                  model_dir: str | Path | None = None, np_random: np.random.Generator | None = None,
                  noise: float = 1.0, **onboard_options):
         # Checked here, under the user's name: the motors would report it as noise_ratio.

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pyflyt_like.common.rates import DEFAULT_PHYSICS_HZ
 from pyflyt_like.common.validation import as_float_array, check_finite
 
 from ..abstractions.boosters import Boosters
@@ -44,7 +45,7 @@ class Rocket(ModalDrone):
     setpoint_size = 7
 
     def __init__(self, p, start_pos, start_orn, control_hz: int | None = None,
-                 physics_hz: int = 240, drone_model: str = "rocket",
+                 physics_hz: int = DEFAULT_PHYSICS_HZ, drone_model: str = "rocket",
                  model_dir: str | Path | None = None, np_random: np.random.Generator | None = None,
                  starting_fuel_ratio: float = 1.0, **onboard_options):
         ratio = check_finite("starting_fuel_ratio", starting_fuel_ratio)

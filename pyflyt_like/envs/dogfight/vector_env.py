@@ -13,6 +13,7 @@ from gymnasium.vector.utils import batch_space
 
 from pyflyt_like.batch import BatchedAviary
 from pyflyt_like.batch.world_random import world_streams
+from pyflyt_like.common.rates import DEFAULT_PHYSICS_HZ
 from pyflyt_like.common.validation import as_float_array, check_agent_hz, check_positive_int
 
 from ..base.fused_vector_env import FusedVectorEnv
@@ -21,7 +22,7 @@ from ..base.vehicle_actions import fixedwing_action_mapping
 from . import kernels
 from .options import dogfight_options, observation_bounds
 
-PHYSICS_HZ = 240  # the PettingZoo scene's (the Aviary's default)
+PHYSICS_HZ = DEFAULT_PHYSICS_HZ  # the PettingZoo scene's (the Aviary's default)
 OPPONENTS = ("self", "scripted")
 DRONE_MODELS = ("acrowing", "fixedwing")
 

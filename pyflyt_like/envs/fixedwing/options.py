@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from pyflyt_like.batch.fixedwing.randomization import check_fixedwing_randomize
+from pyflyt_like.common.rates import DEFAULT_PHYSICS_HZ
 from pyflyt_like.common.validation import (
     check_agent_hz,
     check_choice,
@@ -24,7 +25,6 @@ from ..base.task_options import check_episode_options
 DRONE_MODELS = ("acrowing", "fixedwing")
 FLIGHT_MODES = (-1, 0, 1)  # surfaces + thrust; roll, pitch, yaw commands + thrust; attitude
 CONTROL_HZ = 120  # both models' controller rate (their YAMLs' control_hz)
-DEFAULT_PHYSICS_HZ = 240  # the PyBullet Aviary's default, the engines' cross-checked rate
 # Beyond this the physics steps of one agent step (all in one compiled call) grow long for
 # no gain: the aerodynamics are smooth at 240 Hz.
 MAX_PHYSICS_HZ = 2400

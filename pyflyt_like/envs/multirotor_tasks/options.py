@@ -8,6 +8,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from pyflyt_like.batch.randomization import check_randomize
+from pyflyt_like.common.rates import BATCHED_MULTIROTOR_PHYSICS_HZ, MAX_PHYSICS_HZ
 from pyflyt_like.common.validation import (
     check_positive_int,
     check_rate_divides,
@@ -18,12 +19,8 @@ from ..base.sensor_observation import check_observation, sensor_drone_options
 from ..base.task_options import check_episode_options
 from .actions import check_flight_mode
 
-DEFAULT_PHYSICS_HZ = 500
+DEFAULT_PHYSICS_HZ = BATCHED_MULTIROTOR_PHYSICS_HZ
 DEFAULT_AGENT_HZ = 50
-# A rotor's speed settles in ~10 ms, the controllers run at physics_hz: 10 kHz resolves both
-# a hundred times over, and keeps the physics steps of one agent step (physics_hz /
-# agent_hz, all of them in one engine call) bounded.
-MAX_PHYSICS_HZ = 10_000
 
 
 @dataclass(frozen=True)

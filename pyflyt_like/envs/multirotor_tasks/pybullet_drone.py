@@ -1,4 +1,4 @@
-"""The PyBullet side of a Multirotor task: one Multirotor in an Aviary (the twin's world,
+"""The PyBullet side of a Multirotor task: one Multirotor in an Aviary (the twin's engine,
 and the VectorEnv's picture of world 0)."""
 
 from __future__ import annotations
@@ -8,13 +8,9 @@ import numpy as np
 from pyflyt_like.batch.randomization import check_randomize
 from pyflyt_like.common.sensor_readings import READINGS_SIZE, pack_readings
 from pyflyt_like.core import Aviary
+from pyflyt_like.physics.contact import CRASH_SPEED
 
 from ..base.task_options import check_twin_randomize
-
-# What PyBullet can change on a built body; the batched engine draws the other keys.
-#: Downward speed [m/s] above which touching the floor is a crash: the batched engine's
-#: default ``crash_speed``.
-CRASH_SPEED = 1.0
 
 
 class PyBulletDrone:

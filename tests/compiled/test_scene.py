@@ -23,7 +23,7 @@ from pyflyt_like.worlds import (
     scene_ray_distance,
 )
 
-from .test_grid import RANGES, REACHES, random_points, random_rays, small_layouts
+from tests.worlds.test_grid import RANGES, REACHES, random_points, random_rays, small_layouts
 
 
 @pytest.mark.parametrize("cell_size", [None, 0.45, 13.0], ids=["default", "fine", "coarse"])
