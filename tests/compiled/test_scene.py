@@ -22,7 +22,6 @@ from pyflyt_like.worlds import (
     scene_distance,
     scene_ray_distance,
 )
-
 from tests.worlds.test_grid import RANGES, REACHES, random_points, random_rays, small_layouts
 
 
