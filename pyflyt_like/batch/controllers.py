@@ -24,6 +24,7 @@ import math
 from numba import njit
 
 from pyflyt_like.common.flight_modes import FlightMode
+from pyflyt_like.compiled.control import pid_channel
 from pyflyt_like.compiled.rotations import (
     cross,
     euler_to_matrix,
@@ -32,7 +33,6 @@ from pyflyt_like.compiled.rotations import (
     transpose_times_vector,
 )
 from pyflyt_like.control.flatness import MAX_REFERENCE, MIN_HEADING_COSINE, MIN_THRUST_PER_MASS
-from pyflyt_like.control.pid import MAX_ERROR
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
@@ -41,16 +41,14 @@ def _clip(value, bound):
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def _pid_channel(nominal, integral, previous, fresh, i, error, period, rate):
-    """One channel of the rate PID (``rate`` = 1 / ``period``); updates ``integral[i]`` and
-    ``previous[i]``."""
-    error = _clip(error, MAX_ERROR)
-    integral[i] = _clip(integral[i] + error * period, nominal.rate_integral_bound[i])
-    value = nominal.rate_kp[i] * error + nominal.rate_ki[i] * integral[i]
-    if not fresh:
-        value += nominal.rate_kd[i] * (error - previous[i]) * rate
-    previous[i] = error
-    return _clip(value, nominal.rate_limits[i])
+def _pid_channel(nominal, integral, previous, fresh, i, error, period):
+    """Channel ``i`` of the rate PID, one tick: the shared law
+    (:func:`pyflyt_like.control.pid.pid_channel`) on the nominal's gains; updates
+    ``integral[i]`` and ``previous[i]``."""
+    value, integral[i], previous[i] = pid_channel(
+        error, integral[i], previous[i], fresh, nominal.rate_kp[i], nominal.rate_ki[i],
+        nominal.rate_kd[i], nominal.rate_limits[i], nominal.rate_integral_bound[i], period)
+    return value
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
@@ -59,10 +57,9 @@ def rate_torque(state, nominal, w, d, p_ref, q_ref, r_ref, period):
     omega = state.ang_vel[w, d]
     integral, previous = state.rate_integral[w, d], state.rate_previous[w, d]
     fresh = state.rate_fresh[w, d]
-    rate = 1.0 / period  # one division, not one per channel
-    a_x = _pid_channel(nominal, integral, previous, fresh, 0, p_ref - omega[0], period, rate)
-    a_y = _pid_channel(nominal, integral, previous, fresh, 1, q_ref - omega[1], period, rate)
-    a_z = _pid_channel(nominal, integral, previous, fresh, 2, r_ref - omega[2], period, rate)
+    a_x = _pid_channel(nominal, integral, previous, fresh, 0, p_ref - omega[0], period)
+    a_y = _pid_channel(nominal, integral, previous, fresh, 1, q_ref - omega[1], period)
+    a_z = _pid_channel(nominal, integral, previous, fresh, 2, r_ref - omega[2], period)
     state.rate_fresh[w, d] = False
     j = nominal.inertia
     gx, gy, gz = cross(omega[0], omega[1], omega[2], j[0] * omega[0], j[1] * omega[1],

@@ -5,8 +5,9 @@ control laws of :mod:`pyflyt_like.control` (attitude on SO(3), TECS, course hold
 from __future__ import annotations
 
 from pyflyt_like.common import angles
+from pyflyt_like.compiled.control import pid_channel  # noqa: F401 (the families' one copy)
 from pyflyt_like.compiled.jit import compile_shared
-from pyflyt_like.control import fixedwing_attitude, fixedwing_autopilot, pid, tecs
+from pyflyt_like.control import fixedwing_attitude, fixedwing_autopilot, tecs
 from pyflyt_like.physics import air, lifting_surface
 
 coefficients = compile_shared(lifting_surface.coefficients)
@@ -16,7 +17,6 @@ deflection_step = compile_shared(lifting_surface.deflection_step)
 quadratic_drag = compile_shared(air.quadratic_drag)
 
 wrap_angle = compile_shared(angles.wrap_angle)
-pid_channel = compile_shared(pid.pid_channel)
 heading_reference = compile_shared(fixedwing_attitude.heading_reference)
 desired_rotation_values = compile_shared(fixedwing_attitude.desired_rotation_values)
 rotation_error = compile_shared(fixedwing_attitude.rotation_error)
