@@ -2,9 +2,9 @@
 
 ``register_rllib_envs()`` registers, with ``ray.tune.registry.register_env``:
 
-- the eight single-agent Gymnasium tasks, ``pyflyt_like/QuadX-Hover-v0`` and the rest;
-- the four Multirotor tasks by their ids: with RLlib's default ``gym_env_vectorize_mode``
-  ("sync") each env-runner slot is the PyBullet twin; with
+- the PyFlyt-style Gymnasium tasks, ``pyflyt_like/QuadX-Hover-v0`` and the rest;
+- the Multirotor tasks and Fixedwing-Reach by their ids: with RLlib's default
+  ``gym_env_vectorize_mode`` ("sync") each env-runner slot is the PyBullet twin; with
   ``gym_env_vectorize_mode="vector_entry_point"`` RLlib passes ``num_envs`` in the env config
   and gets the batched VectorEnv (``num_envs_per_env_runner`` worlds per env runner);
 - the two PettingZoo scenes as ``pyflyt_like/MAQuadX-Hover-v0`` and
