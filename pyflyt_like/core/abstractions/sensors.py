@@ -49,6 +49,11 @@ _SKIP = 1e-6
 # The sensors the compiled step samples, in its order (the rangefinder is ray-tested here).
 SAMPLED = ("imu", "baro", "mag", "gnss")
 _MODELS = {"imu": imu, "baro": barometer, "mag": magnetometer, "gnss": gnss}
+# Each sampled sensor's index in SENSOR_NAMES (its period) and in ALL_SENSOR_NAMES (its
+# random stream), by name: a point sensor added after the rangefinder is sampled here too,
+# and SAMPLED is then no prefix of either.
+_PERIOD_INDEX = [SENSOR_NAMES.index(name) for name in SAMPLED]
+_STREAM_INDEX = [ALL_SENSOR_NAMES.index(name) for name in SAMPLED]
 RANGE = SENSOR_NAMES.index("range")
 # The LiDAR's and the depth camera's random streams: children number LIDAR and DEPTH of the
 # spawned seed, as SensorSuite's.
@@ -141,7 +146,7 @@ class Sensors:
         self._ring = gnss.zeros_ring(params["gnss"].latency if "gnss" in params else 0)
         self._draws_per_sample = [_MODELS[name].SAMPLE_DRAWS for name in SAMPLED]
         capacity = max(count * -(-BLOCK_STEPS // max(period, 1)) for count, period in
-                       zip(self._draws_per_sample, self.periods[:len(SAMPLED)]))
+                       zip(self._draws_per_sample, self.periods[_PERIOD_INDEX]))
         self._normals = np.zeros((len(SAMPLED), capacity))
         self._cursors = np.zeros(len(SAMPLED), np.int64)
         self._previous = np.zeros(6)
@@ -186,9 +191,9 @@ class Sensors:
         current (reset) state at t = 0, with zero acceleration and body-rate derivative."""
         entropy = int(self.np_random.integers(0, 2**63))
         # the generators of SensorSuite(seed=entropy), by sensor name (a child depends on
-        # its index only: the first five of spawn(7) are those of spawn(5))
+        # its index in ALL_SENSOR_NAMES only)
         children = np.random.SeedSequence(entropy).spawn(len(ALL_SENSOR_NAMES))
-        self._rngs = [np.random.default_rng(child) for child in children[:len(SAMPLED)]]
+        self._rngs = [np.random.default_rng(children[j]) for j in _STREAM_INDEX]
         self._range_rng = np.random.default_rng([entropy, 1])  # its own stream, same seed
         self._lidar_rng = np.random.default_rng(children[LIDAR])
         self._depth_rng = np.random.default_rng(children[DEPTH])
@@ -350,19 +355,20 @@ class Sensors:
             [self._sampled_periods, self._cursors, np.array(ekf_flags, np.int64)], np.int64)
         self._floats, self._ints = floats, ints
         self._layout = np.concatenate([float_layout, int_layout])
-        self._coefficients, self._states = views[1:5], views[5:9]
+        n = len(SAMPLED)
+        self._coefficients, self._states = views[1:1 + n], views[1 + n:1 + 2 * n]
         (self._ring, self._normals, self._previous, self.readings,
-         self.times) = views[9:14]
+         self.times) = views[1 + 2 * n:6 + 2 * n]
         self._sampled_periods, self._cursors = int_views[0], int_views[1]
         if not ekf_arrays:
             return ()
-        x, cov, last_imu, *_, snapshot = views[14:]
+        x, cov, last_imu, *_, snapshot = views[6 + 2 * n:]
         return x, cov, last_imu, snapshot
 
     def _refill(self, step: int) -> None:
         """Draw the normals of every sample due in the next :data:`BLOCK_STEPS` physics
         steps from ``step`` on (exactly those: the streams stay those of a SensorSuite)."""
-        for i, period in enumerate(self._sampled_periods[:len(SAMPLED)]):
+        for i, period in enumerate(self._sampled_periods[_PERIOD_INDEX]):
             if period > 0:
                 samples = len(range(-(-step // period) * period, step + BLOCK_STEPS, period))
                 count = samples * self._draws_per_sample[i]
