@@ -179,10 +179,9 @@ def geometric_wrench(state, nominal, gravity, w, d, rotation, ref):
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def _collective_range(per, low, high, tilt, tx, ty, yaw, tz):
-    """Thrust interval [N] keeping ``tilt * u_rp + yaw * u_y + c u_1`` within the limits
-    (``per``, ``low``, ``high``: the nominal's ``per_newton``, ``low_newtons``,
-    ``high_newtons``)."""
+def _collective_range(nominal, tilt, tx, ty, yaw, tz):
+    """Thrust interval [N] keeping ``tilt * u_rp + yaw * u_y + c u_1`` within the limits."""
+    per, low, high = nominal.per_newton, nominal.low_newtons, nominal.high_newtons
     lower, upper = -math.inf, math.inf
     for i in range(per.shape[0]):
         part = tilt * (per[i, 1] * tx + per[i, 2] * ty) + yaw * per[i, 3] * tz
@@ -192,7 +191,7 @@ def _collective_range(per, low, high, tilt, tx, ty, yaw, tz):
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def _largest_scale(per, low, high, tx, ty, tz, scale_yaw):
+def _largest_scale(nominal, tx, ty, tz, scale_yaw):
     """Largest scale s in [0, 1] for which some collective fits (Allocator._largest_scale).
 
     Scaled is the yaw part of the torque (roll/pitch in full) if ``scale_yaw``, else the
@@ -202,6 +201,7 @@ def _largest_scale(per, low, high, tx, ty, tz, scale_yaw):
     ``M_ij = a_j - a_i``. None fits at s = 0 if some K_ij > 0 (then 0); otherwise the pairs
     with M_ij > 0 bound s by -K_ij / M_ij. Closed form, as the core's Allocator.
     """
+    per, low, high = nominal.per_newton, nominal.low_newtons, nominal.high_newtons
     n = per.shape[0]
     scale = 1.0
     for i in range(n):
@@ -220,25 +220,6 @@ def _largest_scale(per, low, high, tx, ty, tz, scale_yaw):
     return scale
 
 
-# inlined, though it runs only when a rotor saturates: random actions saturate often, and as
-# a call (its arrays passed each time) Hover's VectorEnv stepped 7-10 % slower
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def _saturated_squares(per, low_newtons, high_newtons, pinv, collective_of, low, high,
-                       command, thrust, tx, ty, tz):
-    """Write into ``command`` (n,) the squared rotor speeds when the pseudo-inverse's
-    saturate a rotor: yaw gives way first, then roll and pitch, then the collective."""
-    yaw_scale = _largest_scale(per, low_newtons, high_newtons, tx, ty, tz, True)
-    tilt_scale = 1.0 if yaw_scale > 0.0 else _largest_scale(per, low_newtons, high_newtons,
-                                                            tx, ty, tz, False)
-    lower, upper = _collective_range(per, low_newtons, high_newtons, tilt_scale, tx, ty,
-                                     yaw_scale, tz)
-    collective = min(max(thrust, lower), upper)
-    for i in range(pinv.shape[0]):
-        squared = (tilt_scale * (pinv[i, 1] * tx + pinv[i, 2] * ty)
-                   + yaw_scale * pinv[i, 3] * tz + collective * collective_of[i])
-        command[i] = min(max(squared, low[i]), high[i])
-
-
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def allocate(nominal, command, thrust, tx, ty, tz):
     """Write into ``command`` (n,) the rotor speeds for the wrench [N, N m]."""
@@ -253,9 +234,17 @@ def allocate(nominal, command, thrust, tx, ty, tz):
         command[i] = squared
         if squared < low[i] or squared > high[i]:
             saturated = True
+    # inlined, though rare in flight: random actions saturate often, and as a call (its arrays
+    # passed each time) Hover's VectorEnv stepped 7-10 % slower
     if saturated:
-        _saturated_squares(nominal.per_newton, nominal.low_newtons, nominal.high_newtons,
-                           pinv, nominal.collective, low, high, command, thrust, tx, ty, tz)
+        yaw_scale = _largest_scale(nominal, tx, ty, tz, True)
+        tilt_scale = 1.0 if yaw_scale > 0.0 else _largest_scale(nominal, tx, ty, tz, False)
+        lower, upper = _collective_range(nominal, tilt_scale, tx, ty, yaw_scale, tz)
+        collective = min(max(thrust, lower), upper)
+        for i in range(n):
+            squared = (tilt_scale * (pinv[i, 1] * tx + pinv[i, 2] * ty)
+                       + yaw_scale * pinv[i, 3] * tz + collective * nominal.collective[i])
+            command[i] = min(max(squared, low[i]), high[i])
     for i in range(n):
         command[i] = math.sqrt(command[i])
 

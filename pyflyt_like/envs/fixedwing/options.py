@@ -85,7 +85,7 @@ class ReachOptions:
         physics_hz = check_positive_int("physics_hz", self.physics_hz, maximum=MAX_PHYSICS_HZ)
         if physics_hz % CONTROL_HZ:
             raise ValueError(f"physics_hz must be a multiple of the {CONTROL_HZ} Hz control "
-                             f"rate (240 by default), got {physics_hz}")
+                             f"rate ({DEFAULT_PHYSICS_HZ} by default), got {physics_hz}")
         checked["physics_hz"] = physics_hz
         check_fixedwing_randomize(self.randomize)
         checked.update(check_episode_options(self.max_duration_seconds,

@@ -85,10 +85,10 @@ class TaskOptions:
                             f"{self.drone_model!r}")
         checked = {"flight_mode": check_flight_mode(self.flight_mode),
                    "physics_hz": check_positive_int("physics_hz", self.physics_hz,
-                                                    maximum=MAX_PHYSICS_HZ),
-                   "agent_hz": check_positive_int("agent_hz", self.agent_hz)}
+                                                    maximum=MAX_PHYSICS_HZ)}
         physics_hz = checked["physics_hz"]
-        check_rate_divides("agent_hz", checked["agent_hz"], physics_hz)
+        check_rate_divides("agent_hz", self.agent_hz, physics_hz)
+        checked["agent_hz"] = int(self.agent_hz)
         check_randomize(self.randomize)
         checked["observation"] = check_observation(self.observation)
         mounted = sensor_drone_options(checked["observation"], self.sensors, None)
