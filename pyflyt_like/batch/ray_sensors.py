@@ -45,7 +45,7 @@ from numba import njit
 
 from pyflyt_like.compiled.jit import SCALAR_OPTIONS, compile_shared
 from pyflyt_like.compiled.rotations import quat_to_matrix
-from pyflyt_like.compiled.scene import pool_ray_distance
+from pyflyt_like.compiled.scene import floor_ray_distance, pool_ray_distance
 from pyflyt_like.sensors import lidar
 from pyflyt_like.sensors.config import RAY_SENSOR_NAMES
 from pyflyt_like.sensors.params import SensorParams
@@ -63,7 +63,6 @@ RAY_CONSTANTS = ("ray_periods", "ray_coefficients", "ray_cast", "ray_first", "ra
 READING_KEYS = {"lidar": "ranges", "depth": "depth"}
 
 world_ray = compile_shared(lidar.world_ray)
-floor_ray_distance = compile_shared(lidar.floor_ray_distance)
 sample_beam = compile_shared(lidar.sample_beam)
 
 

@@ -129,31 +129,40 @@ def sphere_distance(px: float, py: float, pz: float,
     return math.sqrt(dx * dx + dy * dy + dz * dz) - radius
 
 
-def cylinder_ray_distance(ox: float, oy: float, oz: float, dx: float, dy: float,
-                          dz: float, max_range: float,
-                          x: float, y: float, radius: float, height: float) -> float:
-    """Ray distance [m] from ``(ox, oy, oz)`` along the unit ``(dx, dy, dz)`` to the
-    cylinder: the side (a circle in the horizontal plane) and the caps (the slab
-    ``0 <= z <= height``) (callees: :func:`slab_interval`, :func:`quadric_interval`,
-    :func:`first_contact`)."""
+def cylinder_ray_interval(ox: float, oy: float, oz: float, dx: float, dy: float, dz: float,
+                          x: float, y: float, radius: float, height: float
+                          ) -> tuple[float, float]:
+    """The interval ``(enter, leave)`` [m] of the ray parameter over which ``(ox, oy, oz) +
+    t (dx, dy, dz)`` lies in the cylinder: the side (a circle in the horizontal plane) and
+    the caps (the slab ``0 <= z <= height``); empty (``enter > leave``) when the line misses
+    it (callees: :func:`slab_interval`, :func:`quadric_interval`)."""
     rx, ry = ox - x, oy - y
     a = dx * dx + dy * dy
     c = rx * rx + ry * ry - radius * radius
     if a == 0.0:  # a vertical ray: inside the circle all along, or never
         if c > 0.0:
-            return math.inf
+            return math.inf, -math.inf
         side_enter, side_leave = -math.inf, math.inf
     else:
         side_enter, side_leave = quadric_interval(a, rx * dx + ry * dy, c)
     z_enter, z_leave = slab_interval(oz, dz, 0.0, height)
-    return first_contact(max(side_enter, z_enter), min(side_leave, z_leave), max_range)
+    return max(side_enter, z_enter), min(side_leave, z_leave)
 
 
-def box_ray_distance(ox: float, oy: float, oz: float, dx: float, dy: float, dz: float,
-                     max_range: float, cx: float, cy: float, cz: float,
-                     hx: float, hy: float, hz: float, yaw: float) -> float:
-    """Ray distance [m] from ``(ox, oy, oz)`` along the unit ``(dx, dy, dz)`` to the box:
-    the slab test in the box frame (callees: :func:`slab_interval`, :func:`first_contact`)."""
+def cylinder_ray_distance(ox: float, oy: float, oz: float, dx: float, dy: float,
+                          dz: float, max_range: float,
+                          x: float, y: float, radius: float, height: float) -> float:
+    """Ray distance [m] from ``(ox, oy, oz)`` along the unit ``(dx, dy, dz)`` to the
+    cylinder (callees: :func:`cylinder_ray_interval`, :func:`first_contact`)."""
+    enter, leave = cylinder_ray_interval(ox, oy, oz, dx, dy, dz, x, y, radius, height)
+    return first_contact(enter, leave, max_range)
+
+
+def box_ray_interval(ox: float, oy: float, oz: float, dx: float, dy: float, dz: float,
+                     cx: float, cy: float, cz: float, hx: float, hy: float, hz: float,
+                     yaw: float) -> tuple[float, float]:
+    """The interval ``(enter, leave)`` [m] of the ray parameter over which the ray lies in
+    the box: the slab test in the box frame (callee: :func:`slab_interval`)."""
     c, s = math.cos(yaw), math.sin(yaw)
     rx, ry = ox - cx, oy - cy
     lox, loy = c * rx + s * ry, -s * rx + c * ry  # origin and direction in the box frame
@@ -161,21 +170,37 @@ def box_ray_distance(ox: float, oy: float, oz: float, dx: float, dy: float, dz: 
     x_enter, x_leave = slab_interval(lox, ldx, -hx, hx)
     y_enter, y_leave = slab_interval(loy, ldy, -hy, hy)
     z_enter, z_leave = slab_interval(oz - cz, dz, -hz, hz)
-    return first_contact(max(x_enter, max(y_enter, z_enter)),
-                         min(x_leave, min(y_leave, z_leave)), max_range)
+    return max(x_enter, max(y_enter, z_enter)), min(x_leave, min(y_leave, z_leave))
+
+
+def box_ray_distance(ox: float, oy: float, oz: float, dx: float, dy: float, dz: float,
+                     max_range: float, cx: float, cy: float, cz: float,
+                     hx: float, hy: float, hz: float, yaw: float) -> float:
+    """Ray distance [m] from ``(ox, oy, oz)`` along the unit ``(dx, dy, dz)`` to the box
+    (callees: :func:`box_ray_interval`, :func:`first_contact`)."""
+    enter, leave = box_ray_interval(ox, oy, oz, dx, dy, dz, cx, cy, cz, hx, hy, hz, yaw)
+    return first_contact(enter, leave, max_range)
+
+
+def sphere_ray_interval(ox: float, oy: float, oz: float, dx: float, dy: float, dz: float,
+                        cx: float, cy: float, cz: float, radius: float
+                        ) -> tuple[float, float]:
+    """The interval ``(enter, leave)`` [m] of the ray parameter over which the ray lies in
+    the sphere (callee: :func:`quadric_interval`)."""
+    rx, ry, rz = ox - cx, oy - cy, oz - cz
+    a = dx * dx + dy * dy + dz * dz
+    c = rx * rx + ry * ry + rz * rz - radius * radius
+    if a == 0.0:  # no direction: only an origin inside sees the sphere
+        return (-math.inf, math.inf) if c <= 0.0 else (math.inf, -math.inf)
+    return quadric_interval(a, rx * dx + ry * dy + rz * dz, c)
 
 
 def sphere_ray_distance(ox: float, oy: float, oz: float, dx: float, dy: float, dz: float,
                         max_range: float, cx: float, cy: float, cz: float,
                         radius: float) -> float:
     """Ray distance [m] from ``(ox, oy, oz)`` along the unit ``(dx, dy, dz)`` to the sphere
-    (callees: :func:`quadric_interval`, :func:`first_contact`)."""
-    rx, ry, rz = ox - cx, oy - cy, oz - cz
-    a = dx * dx + dy * dy + dz * dz
-    if a == 0.0:  # no direction: only an origin inside sees the sphere
-        return 0.0 if rx * rx + ry * ry + rz * rz <= radius * radius else math.inf
-    enter, leave = quadric_interval(a, rx * dx + ry * dy + rz * dz,
-                                    rx * rx + ry * ry + rz * rz - radius * radius)
+    (callees: :func:`sphere_ray_interval`, :func:`first_contact`)."""
+    enter, leave = sphere_ray_interval(ox, oy, oz, dx, dy, dz, cx, cy, cz, radius)
     return first_contact(enter, leave, max_range)
 
 

@@ -5,73 +5,33 @@ the closed form how far.
 for the beams and the sample), or of a depth camera's pixels
 (:mod:`pyflyt_like.sensors.depth`: the same rays, whose ranges the camera turns into
 depths); the drone's :class:`~pyflyt_like.core.abstractions.sensors.Sensors` component
-samples them at the sensor's rate. See docs/sensors.md ("LiDAR", "Depth camera").
+samples them at the sensor's rate.
 
-- **Rays.** Every beam runs from the mounting point along its direction, ``cast_range``
-  long (a LiDAR's ``max_range``; a depth camera's reaches ``max_range`` of depth at its
-  most oblique pixel), given in the frame of the drone's base (``parentObjectUniqueId``):
-  PyBullet places them with the base's pose at the time of the call, so the ray lists are
-  built once and the call is all the first pass costs. At most :data:`MAX_BATCH` (16 383)
-  rays go in one call; a larger scan takes several.
-- **The drone's own bodies.** A drone with a LiDAR gets a collision filter group of its
-  own, one bit (:data:`GROUP_BITS`) set on every link, its collision mask left at all bits,
-  and its rays carry a mask without that bit: Bullet skips the drone's links in the
-  broadphase, so no beam sees its own vehicle and none pays for testing it (a ray that
-  starts just outside a QuadX's mesh costs about 10 us against it, 1.4 us skipped). Bodies
-  collide when each one's group meets the other's mask: every other body keeps its default
-  mask of all bits (or all but static for static bodies), so the drone's contacts do not
-  change. Other drones stay visible, with or without a LiDAR. Past the
-  ``len(GROUP_BITS)``-th drone with a LiDAR in one Aviary no bit is left: that drone's rays
-  hit everything, and a ray that hits the drone itself is cast on from just past the hit.
-- **Exact ranges.** Bullet's hits are not the closed form's: the bodies of
-  :func:`pyflyt_like.core.world_bodies.spawn_world` circumscribe their primitives (a
-  cylinder's mesh lies up to 0.1 mm outside it, Bullet's sphere cast stops up to 1 mm
-  short), and along a glancing beam the error grows as 1 / cos(incidence) (centimetres for
-  a sphere's silhouette). So Bullet says *which* body a beam meets, and the range is the
-  closed form along the beam from the mounting point (:mod:`pyflyt_like.worlds.geometry`'s
-  arithmetic in numpy, per kind: :func:`_intervals`; equal to
-  :func:`~pyflyt_like.sensors.lidar.true_ranges` to the bit in the tests):
-
-  - a body of a world primitive (the Aviary's ``world_body_ids``, one per primitive of
-    ``world.primitives``, mapped again when they change): the exact distance to that
-    primitive. Every body contains its primitive, so a primitive the beam meets earlier
-    would be Bullet's hit, unless it meets the beam between Bullet's hit and the exact one;
-    such a primitive comes within the body's tolerance of the hit primitive (the distance
-    to a convex shape is convex along a line), so it is one of the primitive's
-    *neighbours* (:func:`neighbours`, found once per world), whose exact distances are
-    taken as well, the least kept;
-  - a body whose primitive the beam misses (it only grazed the outer skin): the beam is cast
-    on (:meth:`LidarCaster._cast_on`, the re-cast that also takes beams past the drone's
-    own body) from where it leaves the primitive's outer bound (:func:`primitive_tables`;
-    a Bullet sphere cast from inside reports a hit at once, so the skin is skipped, and a
-    neighbour met in it is taken from the closed form), until a primitive is hit, the
-    floor, another body, or ``cast_range``;
-  - the Aviary's floor plane, ``z = floor_z``: the closed form
-    (:func:`~pyflyt_like.sensors.lidar.floor_ray_distance`), which also bounds every range;
-  - any other body (other drones, bodies the user loaded): Bullet's hit fraction times the
-    beam's length.
-
-  A beam from inside a primitive reads 0, as in closed form (a mesh reports its far side,
-  whose primitive's exact distance is 0; from inside a sphere, whose cast reports nothing
-  outward, the whole scan is set to 0).
-
-  Bullet does not report a contact at a single point (a beam exactly tangent to a sphere,
-  to the last bit): the range is then what lies behind. The tests' scans (grazing fans down
-  to 5e-11 degrees apart at silhouettes, rims and in the planes of faces) met none.
+One ``rayTestBatch`` pass (the rays in the frame of the drone's base, built once; the
+drone's own links skipped by a collision filter group bit of its own) says *which* body
+each beam meets. The range is then the closed form of
+:mod:`pyflyt_like.worlds.geometry`, compiled (:mod:`pyflyt_like.compiled.scene`), along
+the beam from the mounting point: to the hit body's primitive and its neighbours, to the
+floor, and past a body whose primitive the beam only grazed, cast on; Bullet's own
+distance only for bodies of no primitive (other drones, the user's). So every range
+equals :func:`~pyflyt_like.sensors.lidar.true_ranges` to the bit. The rules, why each is
+needed and what they cost: docs/sensors.md ("LiDAR", "LiDAR cost").
 """
 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 import pybullet
 
 from pyflyt_like.common.rotations import quat_to_matrix
+from pyflyt_like.compiled import scene as closed_forms
 from pyflyt_like.sensors.depth import DepthParams
 from pyflyt_like.sensors.lidar import LidarParams
-from pyflyt_like.worlds import Box, Cylinder, World
-from pyflyt_like.worlds.geometry import box_horizontal_half_widths
+from pyflyt_like.worlds import Box, Cylinder, Sphere, World
+from pyflyt_like.worlds.arrays import KINDS, array_bounds
 from pyflyt_like.worlds.grid import KIND_BOX, KIND_CYLINDER, KIND_SPHERE
 
 #: The most rays given to one ``rayTestBatch`` call: one less than PyBullet's
@@ -99,6 +59,7 @@ OUTER_MARGIN = 2e-3
 OUTER_PER_SIZE = 2e-4
 #: Kind numbers of the primitive tables: the worlds' own (``worlds/grid.py``).
 CYLINDER, BOX, SPHERE = KIND_CYLINDER, KIND_BOX, KIND_SPHERE
+KIND_OF = {Cylinder: CYLINDER, Box: BOX, Sphere: SPHERE}
 
 # The bits taken in each PyBullet client: client id -> body id -> bit. The drones hold a
 # weak proxy of their Aviary, which cannot be a weak key, so the map is by client id and
@@ -174,31 +135,26 @@ class LidarCaster:
         ids, hits = self._first_pass()
         scene = self._current_scene()
         origin, directions = self._world_rays()
-        # The closed forms divide by zero and make inf - inf where a beam is parallel to a
-        # face or misses: those are replaced by the rules of geometry.py. One errstate for
-        # the whole refinement (each costs microseconds, as much as a small scan's maths).
         self.recast_rays = 0
-        with np.errstate(divide="ignore", invalid="ignore"):
-            # The floor bounds every range: the re-casts stop there, and a beam that misses
-            # every primitive ends on it (also one cast on from below it, past a trunk's
-            # foot).
-            best = self.truths.reshape(-1)
-            best[:] = _floor_distances(origin[2], directions[:, 2], scene.floor_z,
-                                       self.cast_range)
-            if scene.in_a_sphere(origin):
-                # From inside a primitive every beam reads 0. Bullet's meshes report
-                # their far side, so their exact distance is 0 below; its sphere cast
-                # from inside reports nothing outward.
-                best[:] = 0.0
-                return self.truths
-            rays = np.arange(ids.size)
-            for attempt in range(_RECASTS + 1):
-                rays, starts = self._settle(scene, rays, ids, hits, origin, directions, best)
-                if rays.size == 0 or attempt == _RECASTS:
-                    break
-                ids, hits = self._cast_on(origin, directions[rays], starts,
-                                          np.minimum(best[rays], self.cast_range))
-                self.recast_rays += rays.size
+        # The floor bounds every range: the re-casts stop there, and a beam that misses
+        # every primitive ends on it (also one cast on from below it, past a trunk's foot).
+        best = self.truths.reshape(-1)
+        closed_forms.floor_ray_distances(origin[2], directions[:, 2], scene.floor_z,
+                                         self.cast_range, best)
+        if scene.in_a_sphere(origin):
+            # From inside a primitive every beam reads 0. Bullet's meshes report their far
+            # side, so their exact distance is 0 below; its sphere cast from inside
+            # reports nothing outward.
+            best[:] = 0.0
+            return self.truths
+        rays = np.arange(ids.size)
+        for attempt in range(_RECASTS + 1):
+            rays, starts = self._settle(scene, rays, ids, hits, origin, directions, best)
+            if rays.size == 0 or attempt == _RECASTS:
+                break
+            ids, hits = self._cast_on(origin, directions[rays], starts,
+                                      np.minimum(best[rays], self.cast_range))
+            self.recast_rays += rays.size
         return self.truths
 
     # ----------------------------------------------------------------- internals
@@ -321,20 +277,17 @@ class LidarCaster:
 
 class _Scene:
     """The world's primitives as the caster needs them: a table from body id to primitive,
-    each kind's exact and outer (grown) parameters, each primitive's neighbours, the
-    floor's body id and height."""
+    the exact and outer (grown) arrays in :meth:`World.to_arrays
+    <pyflyt_like.worlds.World.to_arrays>`'s layout with each primitive's kind and row,
+    each primitive's neighbours, the floor's body id and height."""
 
-    def __init__(self, body_to_primitive: np.ndarray, kinds: np.ndarray, rows: np.ndarray,
-                 exact: list[np.ndarray], grown: list[np.ndarray], neighbour_ptr: np.ndarray,
-                 neighbour_index: np.ndarray, floor_id: int, floor_z: float):
+    def __init__(self, body_to_primitive: np.ndarray, exact: _Tables, grown: _Tables,
+                 neighbour_ptr: np.ndarray, neighbour_index: np.ndarray, floor_id: int,
+                 floor_z: float):
         self.body_to_primitive = body_to_primitive
-        self.kinds, self.rows = kinds, rows
         self.exact, self.grown = exact, grown
         self.neighbour_ptr, self.neighbour_index = neighbour_ptr, neighbour_index
         self.floor_id, self.floor_z = floor_id, floor_z
-        present = [kind for kind in (CYLINDER, BOX, SPHERE) if exact[kind].shape[0]]
-        #: The one kind of the world's primitives, -1 for several (or none).
-        self.single_kind = present[0] if len(present) == 1 else -1
         self.has_neighbours = neighbour_index.size > 0
 
     @classmethod
@@ -344,34 +297,27 @@ class _Scene:
     @classmethod
     def build(cls, world: World | None, body_ids, plane: int | None, client_id: int
               ) -> _Scene:
-        primitives = world.primitives if world is not None else ()
+        world = world if world is not None else World()
         body_ids = list(body_ids) if body_ids is not None else []
-        if len(body_ids) != len(primitives):
+        if len(body_ids) != len(world.primitives):
             raise RuntimeError(f"the aviary's world_body_ids ({len(body_ids)} ids) do not "
-                               f"match its world ({len(primitives)} primitives)")
-        exact, grown, kinds, rows = primitive_tables(primitives)
+                               f"match its world ({len(world.primitives)} primitives)")
+        exact, grown = primitive_tables(world)
         size = 1 + max(body_ids, default=-1)
         body_to_primitive = np.full(size, -1, np.int64)
         body_to_primitive[np.array(body_ids, np.int64)] = np.arange(len(body_ids))
-        pointer, index = neighbours(exact, grown, kinds, rows)
+        pointer, index = neighbours(world, exact, grown)
         if plane is None:
             floor_id, floor_z = -2, -math.inf  # no floor: no id matches, none is met
         else:
             floor_id = int(plane)
             floor_z = float(pybullet.getBasePositionAndOrientation(
                 floor_id, physicsClientId=client_id)[0][2])
-        return cls(body_to_primitive, kinds, rows, exact, grown, pointer, index, floor_id,
-                   floor_z)
+        return cls(body_to_primitive, exact, grown, pointer, index, floor_id, floor_z)
 
     def in_a_sphere(self, origin: np.ndarray) -> bool:
-        """Whether ``origin`` (3,) [m] is inside (or on) one of the spheres, as
-        :func:`~pyflyt_like.worlds.geometry.sphere_ray_distance` tells it."""
-        spheres = self.exact[SPHERE]
-        if not spheres.shape[0]:
-            return False
-        rx, ry, rz = (origin[k] - spheres[:, k] for k in range(3))
-        radius = spheres[:, 3]
-        return bool(np.any(rx * rx + ry * ry + rz * rz - radius * radius <= 0.0))
+        """Whether ``origin`` (3,) [m] is inside (or on) one of the spheres."""
+        return bool(closed_forms.inside_a_sphere(self.exact.spheres, *origin))
 
     def primitive_of(self, ids: np.ndarray) -> np.ndarray:
         """The primitive index (k,) of each body id (k,); -1 for bodies of no primitive."""
@@ -385,32 +331,17 @@ class _Scene:
                       directions: np.ndarray, max_range: float) -> np.ndarray:
         """The exact ray distance (k,) [m] of each beam (k, 3) from ``origin`` (3,) to its
         primitive (k,): inf where it misses, or meets it beyond ``max_range``."""
-        kinds, rows = self.kinds[primitives], self.rows[primitives]
-        if self.single_kind >= 0:  # no masks to build for a world of one kind
-            enter, leave = _intervals(self.single_kind, self.exact[self.single_kind][rows],
-                                      origin, directions)
-            return _first_contact(enter, leave, max_range)
-        exact = np.empty(primitives.size)
-        for kind in (CYLINDER, BOX, SPHERE):
-            chosen = kinds == kind
-            if chosen.any():
-                enter, leave = _intervals(kind, self.exact[kind][rows[chosen]], origin,
-                                          directions[chosen])
-                exact[chosen] = _first_contact(enter, leave, max_range)
-        return exact
+        out = np.empty(primitives.size)
+        closed_forms.primitive_ray_distances(*self.exact, primitives, origin, directions,
+                                      max_range, out)
+        return out
 
     def outer_leave(self, primitives: np.ndarray, origin: np.ndarray,
                     directions: np.ndarray) -> np.ndarray:
         """Where each beam (k, 3) from ``origin`` (3,) leaves the outer bound of its
         primitive (k,) [m] (-inf where it misses it)."""
-        kinds, rows = self.kinds[primitives], self.rows[primitives]
         out = np.empty(primitives.size)
-        for kind in (CYLINDER, BOX, SPHERE):
-            chosen = kinds == kind
-            if chosen.any():
-                enter, leave = _intervals(kind, self.grown[kind][rows[chosen]], origin,
-                                          directions[chosen])
-                out[chosen] = np.where(enter <= leave, leave, -math.inf)
+        closed_forms.primitive_ray_leaves(*self.grown, primitives, origin, directions, out)
         return out
 
     def neighbour_distances(self, primitives: np.ndarray, origin: np.ndarray,
@@ -426,66 +357,68 @@ class _Scene:
         beam = np.repeat(np.arange(primitives.size), counts)
         first = np.repeat(pointer[primitives] - (np.cumsum(counts) - counts), counts)
         others = self.neighbour_index[first + np.arange(total)]
-        exact = self.ray_distances(others, origin, directions[beam], max_range)
+        exact = self.ray_distances(others, origin, np.ascontiguousarray(directions[beam]),
+                                   max_range)
         np.minimum.at(out, beam, exact)
         return out
 
 
-# ------------------------------------------------------------------ closed form (numpy)
-def primitive_tables(primitives) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray,
-                                          np.ndarray]:
-    """The parameters of ``primitives`` by kind, for :func:`_intervals`: ``exact`` and
-    ``grown`` (the outer bound, :data:`OUTER_MARGIN` + :data:`OUTER_PER_SIZE` x size
-    larger), each a list indexed by kind of arrays: cylinders (n, 5) x, y, radius, z_low,
-    z_high; boxes (n, 8) cx, cy, cz, hx, hy, hz, cos(yaw), sin(yaw); spheres (n, 4) cx, cy,
-    cz, radius [m]; and each primitive's kind (n,) and row in its kind's table (n,)."""
-    rows_by_kind: list[list] = [[], [], []]
-    grown_by_kind: list[list] = [[], [], []]
-    kinds = np.empty(len(primitives), np.int64)
-    rows = np.empty(len(primitives), np.int64)
-    for i, p in enumerate(primitives):
-        if type(p) is Cylinder:
-            kind = CYLINDER
-            row = (p.x, p.y, p.radius, 0.0, p.height)
-            g = OUTER_MARGIN + OUTER_PER_SIZE * max(2.0 * p.radius, p.height)
-            outer = (p.x, p.y, p.radius + g, -g, p.height + g)
-        elif type(p) is Box:
-            kind = BOX
-            # math's cos and sin, as geometry.box_ray_distance takes them
-            c, s = math.cos(p.yaw), math.sin(p.yaw)
-            row = (*p.center, *p.half_extents, c, s)
-            g = OUTER_MARGIN + OUTER_PER_SIZE * 2.0 * max(p.half_extents)
-            outer = (*p.center, *(h + g for h in p.half_extents), c, s)
-        else:
-            kind = SPHERE
-            row = (*p.center, p.radius)
-            g = OUTER_MARGIN + OUTER_PER_SIZE * 2.0 * p.radius
-            outer = (*p.center, p.radius + g)
-        kinds[i], rows[i] = kind, len(rows_by_kind[kind])
-        rows_by_kind[kind].append(row)
-        grown_by_kind[kind].append(outer)
-    widths = (5, 8, 4)
-    exact = [np.array(r, dtype=float).reshape(-1, w) for r, w in zip(rows_by_kind, widths)]
-    grown = [np.array(r, dtype=float).reshape(-1, w) for r, w in zip(grown_by_kind, widths)]
-    return exact, grown, kinds, rows
+class _Tables(NamedTuple):
+    """A world's primitives for the compiled closed forms
+    (:func:`pyflyt_like.compiled.scene.primitive_ray_distances`' first six arguments)."""
+
+    cylinders: np.ndarray  # (n_c, 4) x, y, radius, height [m]
+    boxes: np.ndarray  # (n_b, 7) cx, cy, cz, hx, hy, hz [m], yaw [rad]
+    spheres: np.ndarray  # (n_s, 4) cx, cy, cz, radius [m]
+    lift: np.ndarray  # (n,) [m]: how far each cylinder reaches below the floor
+    kinds: np.ndarray  # (n,) int: the kind of each primitive (the worlds' kind numbers)
+    rows: np.ndarray  # (n,) int: its row in its kind's array
 
 
-def neighbours(exact: list[np.ndarray], grown: list[np.ndarray], kinds: np.ndarray,
-               rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def primitive_tables(world: World) -> tuple[_Tables, _Tables]:
+    """The primitives of ``world`` in the order of ``world.primitives``: exact, and grown
+    to their outer bound (:data:`OUTER_MARGIN` + :data:`OUTER_PER_SIZE` x size larger every
+    way; a cylinder also below the floor, by ``lift``)."""
+    arrays = world.to_arrays()
+    kinds = np.array([KIND_OF[type(p)] for p in world.primitives], np.int64).reshape(-1)
+    rows = np.zeros(kinds.size, np.int64)
+    for kind in (CYLINDER, BOX, SPHERE):
+        chosen = kinds == kind
+        rows[chosen] = np.arange(np.count_nonzero(chosen))
+    cylinders, boxes, spheres = (arrays[name] for name in KINDS)
+    grow = [OUTER_MARGIN + OUTER_PER_SIZE * np.maximum(2.0 * cylinders[:, 2],
+                                                       cylinders[:, 3]),
+            OUTER_MARGIN + OUTER_PER_SIZE * 2.0 * boxes[:, 3:6].max(axis=1, initial=0.0),
+            OUTER_MARGIN + OUTER_PER_SIZE * 2.0 * spheres[:, 3]]
+    g = grow[CYLINDER]
+    grown_cylinders = np.column_stack([cylinders[:, :2], cylinders[:, 2] + g,
+                                       cylinders[:, 3] + 2.0 * g])
+    grown_boxes = boxes.copy()
+    grown_boxes[:, 3:6] += grow[BOX][:, None]
+    grown_spheres = spheres.copy()
+    grown_spheres[:, 3] += grow[SPHERE]
+    lift = np.zeros(kinds.size)
+    lift[kinds == CYLINDER] = g
+    exact = _Tables(cylinders, boxes, spheres, np.zeros(kinds.size), kinds, rows)
+    grown = _Tables(np.ascontiguousarray(grown_cylinders), grown_boxes, grown_spheres, lift,
+                    kinds, rows)
+    return exact, grown
+
+
+def neighbours(world: World, exact: _Tables, grown: _Tables
+               ) -> tuple[np.ndarray, np.ndarray]:
     """Each primitive's neighbours, as ``(pointer (n + 1,), index)``: the neighbours of
     primitive ``i`` are ``index[pointer[i]:pointer[i + 1]]``, the other primitives whose
     axis-aligned bounds meet its outer bound's, grown by the same margin again (a superset
     of those that come within its tolerance of it). Sort and sweep along x."""
+    kinds, rows = exact.kinds, exact.rows
     n = kinds.size
-    low, high = np.empty((n, 3)), np.empty((n, 3))
-    for kind in (CYLINDER, BOX, SPHERE):
-        chosen = kinds == kind
-        if not chosen.any():
-            continue
-        e, g = exact[kind][rows[chosen]], grown[kind][rows[chosen]]
-        margin = 2.0 * _margin(kind, e, g)[:, None]  # twice the outer bound's margin
-        lo, hi = _bounds(kind, e)
-        low[chosen], high[chosen] = lo - margin, hi + margin
+    # array_bounds lists cylinders, then boxes, then spheres: each primitive's row there
+    offsets = np.array([0, exact.cylinders.shape[0],
+                        exact.cylinders.shape[0] + exact.boxes.shape[0]])
+    bounds = array_bounds(world.to_arrays())[offsets[kinds] + rows].reshape(n, 6)
+    margin = 2.0 * _margins(exact, grown)[:, None]  # twice the outer bound's margin
+    low, high = bounds[:, :3] - margin, bounds[:, 3:] + margin
     order = np.argsort(low[:, 0], kind="stable")
     low_sorted, high_sorted = low[order], high[order]
     ends = np.searchsorted(low_sorted[:, 0], high_sorted[:, 0], side="right")
@@ -510,105 +443,16 @@ def neighbours(exact: list[np.ndarray], grown: list[np.ndarray], kinds: np.ndarr
     return pointer, j.astype(np.int64)
 
 
-def _margin(kind: int, exact: np.ndarray, grown: np.ndarray) -> np.ndarray:
-    """How much larger (k,) [m] the outer bound is than the primitive."""
-    column = {CYLINDER: 2, BOX: 3, SPHERE: 3}[kind]
-    return grown[:, column] - exact[:, column]
-
-
-def _bounds(kind: int, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Axis-aligned bounds (k, 3), (k, 3) [m] of primitives of one kind (their tables)."""
-    if kind == CYLINDER:
-        x, y, r, z_low, z_high = p.T
-        return (np.column_stack([x - r, y - r, z_low]),
-                np.column_stack([x + r, y + r, z_high]))
-    if kind == BOX:
-        centre, (hx, hy, hz) = p[:, :3], p[:, 3:6].T
-        wx, wy = box_horizontal_half_widths(hx, hy, np.arctan2(p[:, 7], p[:, 6]))
-        half = np.column_stack([wx, wy, hz])
-        return centre - half, centre + half
-    return p[:, :3] - p[:, 3:4], p[:, :3] + p[:, 3:4]
-
-
-def _intervals(kind: int, p: np.ndarray, origin: np.ndarray, d: np.ndarray
-               ) -> tuple[np.ndarray, np.ndarray]:
-    """The intervals ``(enter, leave)`` (k,) [m] over which the beams ``origin`` (3,) +
-    t ``d`` (k, 3) lie in primitives of one kind (their table rows ``p``, (k, w)): the
-    arithmetic of :mod:`pyflyt_like.worlds.geometry`'s ray distances, per kind."""
-    ox, oy, oz = origin
-    dx, dy, dz = d[:, 0], d[:, 1], d[:, 2]
-    if kind == CYLINDER:
-        rx, ry = ox - p[:, 0], oy - p[:, 1]
-        radius = p[:, 2]
-        a = dx * dx + dy * dy
-        c = rx * rx + ry * ry - radius * radius
-        side_enter, side_leave = _quadric(a, rx * dx + ry * dy, c)
-        vertical = a == 0.0  # inside the circle all along, or never
-        inside = c <= 0.0
-        side_enter = np.where(vertical, np.where(inside, -math.inf, math.inf), side_enter)
-        side_leave = np.where(vertical, np.where(inside, math.inf, -math.inf), side_leave)
-        z_enter, z_leave = _slab(oz, dz, p[:, 3], p[:, 4])
-        return np.maximum(side_enter, z_enter), np.minimum(side_leave, z_leave)
-    if kind == BOX:
-        c, s = p[:, 6], p[:, 7]
-        rx, ry = ox - p[:, 0], oy - p[:, 1]
-        lox, loy = c * rx + s * ry, -s * rx + c * ry  # origin and direction in the box frame
-        ldx, ldy = c * dx + s * dy, -s * dx + c * dy
-        hx, hy, hz = p[:, 3], p[:, 4], p[:, 5]
-        x_enter, x_leave = _slab(lox, ldx, -hx, hx)
-        y_enter, y_leave = _slab(loy, ldy, -hy, hy)
-        z_enter, z_leave = _slab(oz - p[:, 2], dz, -hz, hz)
-        return (np.maximum(x_enter, np.maximum(y_enter, z_enter)),
-                np.minimum(x_leave, np.minimum(y_leave, z_leave)))
-    rx, ry, rz = ox - p[:, 0], oy - p[:, 1], oz - p[:, 2]
-    radius = p[:, 3]
-    return _quadric(dx * dx + dy * dy + dz * dz, rx * dx + ry * dy + rz * dz,
-                    rx * rx + ry * ry + rz * rz - radius * radius)
-
-
-def _slab(origin, direction, low, high) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`~pyflyt_like.worlds.geometry.slab_interval` over arrays."""
-    parallel = direction == 0.0
-    t_low = (low - origin) / direction  # +-inf or NaN where parallel: replaced below
-    t_high = (high - origin) / direction
-    enter, leave = np.minimum(t_low, t_high), np.maximum(t_low, t_high)
-    if parallel.any():
-        inside = (low <= origin) & (origin <= high)
-        enter = np.where(parallel, np.where(inside, -math.inf, math.inf), enter)
-        leave = np.where(parallel, np.where(inside, math.inf, -math.inf), leave)
-    return enter, leave
-
-
-def _quadric(a, half_b, c) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`~pyflyt_like.worlds.geometry.quadric_interval` over arrays (the roots in the
-    form that does not cancel)."""
-    disc = half_b * half_b - a * c
-    none = disc < 0.0
-    root = np.sqrt(np.where(none, 0.0, disc))
-    q = np.where(half_b >= 0.0, -(half_b + root), -(half_b - root))
-    tangent = q == 0.0  # half_b == 0 and disc == 0: a tangent ray from the surface
-    t_a, t_b = q / a, c / q  # inf or NaN where tangent (or a == 0): replaced
-    enter, leave = np.minimum(t_a, t_b), np.maximum(t_a, t_b)
-    enter = np.where(none, math.inf, np.where(tangent, 0.0, enter))
-    leave = np.where(none, -math.inf, np.where(tangent, 0.0, leave))
-    return enter, leave
-
-
-def _first_contact(enter: np.ndarray, leave: np.ndarray, max_range: float) -> np.ndarray:
-    """:func:`~pyflyt_like.worlds.geometry.first_contact` over arrays."""
-    t = np.where(enter <= 0.0, 0.0, enter)
-    return np.where((enter > leave) | (leave < 0.0) | (enter > max_range), math.inf, t)
-
-
-def _floor_distances(oz: float, dz: np.ndarray, floor_z: float, max_range: float
-                     ) -> np.ndarray:
-    """:func:`~pyflyt_like.sensors.lidar.floor_ray_distance` over the beams' z components
-    ``dz`` (rays,) from the height ``oz`` [m]."""
-    height = oz - floor_z
-    if height <= 0.0:
-        return np.zeros(dz.size)
-    t = height / -dz  # inf where level: replaced
-    return np.where((dz >= 0.0) | (t > max_range), math.inf, t)
+def _margins(exact: _Tables, grown: _Tables) -> np.ndarray:
+    """How much larger (n,) [m] each primitive's outer bound is than it: the growth of its
+    radius (cylinders, spheres) or first half extent (boxes)."""
+    column = {CYLINDER: (exact.cylinders, grown.cylinders, 2),
+              BOX: (exact.boxes, grown.boxes, 3), SPHERE: (exact.spheres, grown.spheres, 3)}
+    out = np.empty(exact.kinds.size)
+    for kind, (e, g, c) in column.items():
+        chosen = exact.kinds == kind
+        out[chosen] = g[exact.rows[chosen], c] - e[exact.rows[chosen], c]
+    return out
 
 
 def _take_bit(client_id: int, uav_id: int) -> int | None:
