@@ -152,10 +152,13 @@ def start_episode(task, u, target, curve, pos, euler):
     elif task == NAVIGATE:  # the goal's first heading; the caller redraws a blocked one
         place_start(u, pos, euler, START_TILT, START_YAW)
         place_goal(u[5], target)
-    else:
+    elif task == LAND:
         target[0], target[1], target[2] = 0.0, 0.0, TOUCHDOWN_HEIGHT
         _in_box(u[0], u[1], u[2], LAND_LOW, LAND_HIGH, pos)
         _tilted(u[3], u[4], u[5], euler)
+    else:  # a task number added without its start: refused, not flown with another's
+        raise ValueError("start_episode has no branch for this task number "
+                         "(pyflyt_like/rules/multirotor_tasks.py)")
 
 
 def distance_to(pos, target):
@@ -212,7 +215,7 @@ def score_step(task, pos, up_z, vel, target, curve, time, previous_distance, cra
     elif task == NAVIGATE:
         reward, terminated, arrived = score_navigate(pos, vel, upside_down, crashed, distance,
                                                      previous_distance, clearance)
-    else:
+    elif task == LAND:
         speed = math.sqrt(vel[0] * vel[0] + vel[1] * vel[1] + vel[2] * vel[2])
         # Progress alone pays for a dive (a crash keeps it all); past the envelope a m/s
         # costs more than the progress it buys (0.2 per step at 50 Hz), so the approach
@@ -234,6 +237,9 @@ def score_step(task, pos, up_z, vel, target, curve, time, previous_distance, cra
         outside = (abs(pos[0]) > LAND_HALF_WIDTH or abs(pos[1]) > LAND_HALF_WIDTH
                    or pos[2] > LAND_CEILING)
         terminated = touchdown or outside or upside_down
+    else:  # a task number added without its rules: refused, not scored as another's
+        raise ValueError("score_step has no branch for this task number "
+                         "(pyflyt_like/rules/multirotor_tasks.py)")
     return reward, terminated, distance, arrived, landed
 
 

@@ -176,6 +176,23 @@ def _starts(task: int, n: int = 2000):
     return target, curve, pos, euler
 
 
+@pytest.mark.parametrize(("step", "start"), [(rules.score_step, rules.start_episode),
+                                             (kernels.score_step, kernels.start_episode)],
+                         ids=["python", "compiled"])
+def test_a_task_number_without_rules_is_refused_not_flown_as_another(step, start):
+    """A task appended to TASK_NAMES without its branches raises, on both paths."""
+    unknown = len(rules.TASK_NAMES)
+    with pytest.raises(ValueError, match="score_step has no branch for this task number"):
+        play(step, unknown, (0, 0, 1))
+    with pytest.raises(ValueError, match="start_episode has no branch for this task number"):
+        start(unknown, np.full(rules.START_DRAWS, 0.5), np.zeros(3), np.zeros(9), np.zeros(3),
+              np.zeros(3))
+    for task in range(len(rules.TASK_NAMES)):  # every named task has its branches
+        play(step, task, (0, 0, 1))
+        start(task, np.full(rules.START_DRAWS, 0.5), np.zeros(3), np.zeros(9), np.zeros(3),
+              np.zeros(3))
+
+
 def test_starts_stay_in_their_ranges():
     target, _, pos, euler = _starts(rules.HOVER)
     assert np.all(target == HOVER_TARGET) and np.all(np.abs(pos - HOVER_TARGET) <= 0.3)
