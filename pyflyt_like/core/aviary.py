@@ -6,7 +6,6 @@ import inspect
 import time
 import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -28,12 +27,12 @@ from .abstractions.base_wind_field import (
 )
 from .aviary_options import (
     GRAVITY,
-    WORLD_GENERATORS,
     AviaryOptions,
-    WorldSpec,
     check_aviary_seed,
     check_world_spec,
 )
+from .aviary_worlds import WORLD_DRAWS as WORLD_DRAWS  # importable from here, as before
+from .aviary_worlds import AviaryWorlds
 from .drones.fixedwing import Fixedwing
 from .drones.multirotor import Multirotor
 from .drones.quadplane import QuadPlane
@@ -42,7 +41,6 @@ from .drones.rocket import Rocket
 from .utils.display import display_available
 from .utils.quiet import quiet_native_output
 from .wind import WIND_FIELDS
-from .world_bodies import ShapeCache, snap_world
 
 DRONE_TYPES: dict[str, type[DroneClass]] = {
     "quadx": QuadX,
@@ -51,35 +49,6 @@ DRONE_TYPES: dict[str, type[DroneClass]] = {
     "quadplane": QuadPlane,
     "multirotor": Multirotor,
 }
-
-#: Draws of a generator tried for a layout that traps no drone's start, before an error.
-WORLD_DRAWS = 10
-
-
-@dataclass
-class _WorldPart:
-    """One world given to the aviary (``world=`` or an ``add_world``): its spec, whether
-    it is drawn anew at every reset, the World now spawned and its body ids."""
-
-    spec: WorldSpec
-    redraw: bool
-    world: World | None = None
-    body_ids: list[int] = field(default_factory=list)
-    #: A World put in by :meth:`Aviary.use_world`: spawned anew at every reset, as a
-    #: redrawn generator's layout.
-    swapped: bool = False
-
-    @property
-    def drawn(self) -> bool:
-        """Whether the spec is a generator (its world drawn from ``np_random``)."""
-        return isinstance(self.spec, WORLD_GENERATORS)
-
-    @property
-    def live(self) -> bool:
-        """Whether it is drawn anew at every reset: its bodies are then kept out of the
-        saved state (removed before each restore, created again after it)."""
-        return (self.redraw and self.drawn) or self.swapped
-
 
 class Aviary(bullet_client.BulletClient):
     """A PyBullet world hosting ``n`` drones, stepped at a fixed physics rate.
@@ -194,13 +163,10 @@ class Aviary(bullet_client.BulletClient):
         self.armed = np.ones(self.num_drones, dtype=bool)
         self._armed_drones = list(self.drones)
         self._snapshot: int | None = None
-        self._drone_radii = self._bounding_radii()
-        self._world_shapes = ShapeCache(client)
-        self._world_parts: list[_WorldPart] = []
-        self.world: World | None = None
-        self.world_body_ids: list[int] = []
+        # A weak proxy, as the drones': no aviary <-> worlds cycle.
+        self._worlds = AviaryWorlds(weakref.proxy(self))
         if self.options.world is not None:  # a generator's layout is drawn by reset()
-            self._add_part(self.options.world, "world")
+            self._worlds.add(self.options.world, "world")
         self.register_all_new_bodies()
         self._last_wall_time = time.perf_counter()
         self.reset()
@@ -271,31 +237,19 @@ class Aviary(bullet_client.BulletClient):
         as always). A world drawn anew at every reset stays out of the saved state: its
         bodies are taken out for the save and put back (the same layout).
         """
-        client = self._client
-        live = [p for p in self._world_parts if p.live and p.body_ids]
-        self._take_out(live)
+        client, worlds = self._client, self._worlds
+        live = [p for p in worlds.live_parts() if p.body_ids]
+        worlds.take_out(live)
         if self._snapshot is not None:
             pybullet.removeState(self._snapshot, physicsClientId=client)
         self._snapshot = pybullet.saveState(physicsClientId=client)
-        for part in live:
-            part.body_ids = self._world_shapes.spawn(part.world)
-        self._update_world()
+        worlds.put_back(live)
         # Sized by the largest body id: ids are reused after removals (a redrawn world),
         # so they need not run 0 .. n-1.
         n_bodies = 1 + max((pybullet.getBodyUniqueId(i, physicsClientId=client)
                             for i in range(pybullet.getNumBodies(physicsClientId=client))),
                            default=-1)
         self.contact_array = np.zeros((n_bodies, n_bodies), dtype=bool)
-
-    def _take_out(self, parts: list[_WorldPart]) -> None:
-        """Remove the bodies of ``parts``, last first: PyBullet reuses freed ids last in,
-        first out, so the next spawn gets the same ids back in the same order."""
-        for part in reversed(parts):
-            for body in reversed(part.body_ids):
-                pybullet.removeBody(body, physicsClientId=self._client)
-            part.body_ids = []
-        if parts:
-            self._update_world()
 
     def _fit_contacts(self) -> None:
         """Grow ``contact_array`` to the largest world body id (a spawn may take new ids);
@@ -308,6 +262,18 @@ class Aviary(bullet_client.BulletClient):
             self.contact_array = contacts
 
     # ------------------------------------------------------------------ worlds
+    # Read-only views of the worlds' bookkeeping (core/aviary_worlds.py): the same objects,
+    # so the LiDAR's identity checks see a change exactly when the world changes.
+    @property
+    def world(self) -> World | None:
+        """The World now spawned (the union of every world given), or ``None``."""
+        return self._worlds.world
+
+    @property
+    def world_body_ids(self) -> list[int]:
+        """The world's body ids, one per primitive in the order of ``world.primitives``."""
+        return self._worlds.body_ids
+
     def add_world(self, spec: object) -> list[int]:
         """Spawn a world after construction (PyFlyt style: build, then load bodies).
 
@@ -330,54 +296,11 @@ class Aviary(bullet_client.BulletClient):
         if spec is None:
             raise TypeError("spec must be a World, a Forest, Rooms or Clutter generator, or a "
                             "world file, got None")
-        part = self._add_part(spec, "spec")
+        part = self._worlds.add(spec, "spec")
         if part.drawn:
-            self._draw(part)
+            self._worlds.draw(part)
         self.register_all_new_bodies()  # after which a live part's bodies have new ids
         return list(part.body_ids)
-
-    def _add_part(self, spec: WorldSpec, name: str) -> _WorldPart:
-        """Keep ``spec`` as a world part; spawn it now if it is a World (its start rule
-        checked), else leave its drawing to the caller."""
-        part = _WorldPart(spec, redraw=self.world_redraw)
-        if isinstance(spec, World):
-            self._check_size(spec, name)
-            trapped = self._trapped(spec)
-            if trapped is not None:
-                raise ValueError(self._trap_message(*trapped, name))
-            part.world = spec
-            part.body_ids = self._world_shapes.spawn(spec)
-        self._world_parts.append(part)
-        self._update_world()
-        return part
-
-    def _draw(self, part: _WorldPart) -> None:
-        """Draw ``part``'s layout from ``np_random`` (snapped to 1 mm if it is redrawn at
-        every reset) until one traps no drone's start, up to :data:`WORLD_DRAWS` draws, and
-        spawn it (the part's old bodies were taken out)."""
-        if part.swapped:
-            self._spawn(part, part.spec)
-            return
-        generator = part.spec
-        for _ in range(WORLD_DRAWS):
-            # One draw of a seed, however many numbers the layout takes: np_random's later
-            # draws (motor noise, wind) do not depend on the layout.
-            world = generator.generate(int(self.np_random.integers(2**63)))
-            if part.redraw:
-                world = snap_world(world)
-            trapped = self._trapped(world)
-            if trapped is None:
-                break
-        else:
-            raise ValueError(self._trap_message(
-                *trapped, f"each of {WORLD_DRAWS} draws of {type(generator).__name__}"))
-        self._spawn(part, world)
-
-    def _spawn(self, part: _WorldPart, world: World) -> None:
-        self._check_size(world, "world", part)
-        part.world = world
-        part.body_ids = self._world_shapes.spawn(world)
-        self._update_world()
 
     def use_world(self, world: World) -> list[int]:
         """Fly among ``world`` from now on, in place of the last world this method gave
@@ -394,71 +317,9 @@ class Aviary(bullet_client.BulletClient):
             ValueError: the aviary has a world from ``world=`` or :meth:`add_world` (this
                 replaces only its own), or ``world`` traps a drone's start.
         """
-        if not isinstance(world, World):
-            raise TypeError(f"world must be a World, got {type(world).__name__}")
-        if any(not part.swapped for part in self._world_parts):
-            raise ValueError("use_world replaces only a world it gave; this aviary has a "
-                             "world from world= or add_world")
-        trapped = self._trapped(world)
-        if trapped is not None:
-            raise ValueError(self._trap_message(*trapped, "world"))
-        self._take_out(self._world_parts)
-        part = _WorldPart(world, redraw=True, swapped=True)
-        self._world_parts = [part]
-        self._spawn(part, world)
+        body_ids = self._worlds.use(world)
         self._fit_contacts()
-        return list(part.body_ids)
-
-    def _check_size(self, world: World, name: str, replaced: _WorldPart | None = None
-                    ) -> None:
-        """A union of more than MAX_PRIMITIVES primitives raises before anything spawns."""
-        others = [p.world for p in self._world_parts if p is not replaced and p.world]
-        try:
-            World([q for w in (*others, world) for q in w.primitives])
-        except ValueError as error:
-            raise ValueError(f"{name}: the aviary's worlds together: {error}") from None
-
-    def _update_world(self) -> None:
-        """:attr:`world` and :attr:`world_body_ids` from the parts spawned now."""
-        worlds = [p.world for p in self._world_parts
-                  if p.world is not None and len(p.body_ids) == len(p.world)]
-        if not worlds:
-            self.world, self.world_body_ids = None, []
-        elif len(worlds) == 1:
-            self.world = worlds[0]
-        else:
-            self.world = World([q for w in worlds for q in w.primitives])
-        self.world_body_ids = [b for p in self._world_parts for b in p.body_ids]
-
-    def _bounding_radii(self) -> np.ndarray:
-        """Each drone's bounding radius [m] for the start rule: the farthest corner of its
-        collision AABB (every link, at its start pose, Bullet's margins included) from its
-        start position (0.075 m for the cf2x QuadX)."""
-        client = self._client
-        radii = []
-        for drone, start in zip(self.drones, self.start_pos):
-            links = range(-1, pybullet.getNumJoints(drone.Id, physicsClientId=client))
-            boxes = np.array([pybullet.getAABB(drone.Id, link, physicsClientId=client)
-                              for link in links])  # (links, 2, 3)
-            low, high = boxes[:, 0].min(axis=0), boxes[:, 1].max(axis=0)
-            corners = np.maximum(np.abs(low - start), np.abs(high - start))
-            radii.append(float(np.linalg.norm(corners)))
-        return np.array(radii)
-
-    def _trapped(self, world: World) -> tuple[int, object] | None:
-        """The first drone whose bounding sphere at its start overlaps ``world`` (the start
-        rule, :meth:`World.free_start`), and the primitive it overlaps most; or None."""
-        for i, (position, radius) in enumerate(zip(self.start_pos, self._drone_radii)):
-            if not world.free_start(position, radius):
-                return i, min(world.primitives, key=lambda p: p.distance(position))
-        return None
-
-    def _trap_message(self, index: int, primitive: object, where: str) -> str:
-        position, radius = self.start_pos[index].tolist(), self._drone_radii[index]
-        return (f"start_pos[{index}] = {position} overlaps {primitive!r} in {where}: the "
-                f"drone's bounding sphere (radius {radius:.3f} m) must keep clear of every "
-                f"obstacle; move the start (World.nearest_free(position, {radius:.3f}) finds "
-                "a free one) or the obstacle")
+        return body_ids
 
     def register_wind_field_function(self, function: Callable[[float, np.ndarray], np.ndarray]
                                      ) -> None:
@@ -482,22 +343,19 @@ class Aviary(bullet_client.BulletClient):
         if seed is not None:
             check_aviary_seed(seed)
             self.np_random.bit_generator.state = type(self.np_random.bit_generator)(seed).state
-        client = self._client
-        live = [p for p in self._world_parts if p.live]
-        self._take_out(live)
+        client, worlds = self._client, self._worlds
+        live = worlds.live_parts()
+        worlds.take_out(live)
         if self._snapshot is None:
             for drone in self.drones:
                 drone.reset()
             self._snapshot = pybullet.saveState(physicsClientId=client)
         else:
             pybullet.restoreState(self._snapshot, physicsClientId=client)
-        once = [p for p in self._world_parts if p.drawn and not p.redraw and p.world is None]
-        for part in once:  # world_redraw=False: drawn at the first reset, then saved
-            self._draw(part)
-        if once:
+        if worlds.draw_first():  # world_redraw=False: drawn at the first reset, then saved
             self.register_all_new_bodies()
         for part in live:
-            self._draw(part)
+            worlds.draw(part)
         if live:
             self._fit_contacts()
         self.elapsed_time = 0.0
