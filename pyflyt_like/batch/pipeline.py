@@ -116,7 +116,7 @@ def obstacles(state, plant, nominal, config, mode, w, noise, step_index, outer_l
     """Every drone's collision sphere (radius ``config.collision_radius``) against its
     world's layout of the pool (``state.world_layout[w]``); shared by both families.
 
-    A sphere that overlaps a primitive (:func:`~pyflyt_like.worlds.grid.pool_distance`
+    A sphere that overlaps a primitive (:func:`~pyflyt_like.worlds.grid_queries.pool_distance`
     below the radius: the closed forms of ``World.distance``, over the grid cells about the
     drone only) sets ``contact`` and ``crashed`` (a collision is a crash) and stops the
     drone where it is, linear and angular velocities zeroed, as the floor stops one; its

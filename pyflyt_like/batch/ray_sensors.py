@@ -4,7 +4,7 @@ sensors stage against each world's obstacle layout and the floor.
 The models are those of :mod:`pyflyt_like.sensors.lidar` and :mod:`pyflyt_like.sensors.depth`
 (beams, true ranges, the per-beam sample); this module lays their arrays out for the kernels
 and casts them, a beam at a time, with the grid query of
-:func:`~pyflyt_like.worlds.grid.pool_ray_distance` (compiled). Both sensors are a table of
+:func:`~pyflyt_like.worlds.grid_queries.pool_ray_distance` (compiled). Both sensors are a table of
 rays: the LiDAR's ``channels x beams``, the camera's ``height x width`` pixels, each with a
 body-frame direction and a *scale* (what a metre of range reads: 1 for the LiDAR, the
 cosine to the optical axis for the depth camera, whose reading is the depth along it).

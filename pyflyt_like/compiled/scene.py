@@ -1,7 +1,8 @@
 """The geometry of obstacle worlds (:mod:`pyflyt_like.worlds.geometry`), the brute-force
 loops over a world's arrays (:mod:`pyflyt_like.worlds.arrays`) and the grid queries over a
-pool of layouts (:mod:`pyflyt_like.worlds.grid`), compiled: the same functions, arguments
-and results (to the bit) as the plain ones, for the engines' collision checks and LiDAR.
+pool of layouts (:mod:`pyflyt_like.worlds.grid_queries`), compiled: the same functions,
+arguments and results (to the bit) as the plain ones, for the engines' collision checks and
+LiDAR.
 
 The batch helpers run one query per ray or point, in parallel over them (numba's
 ``prange``; as many threads as ``numba.get_num_threads()``), and write into ``out``. The
@@ -15,7 +16,7 @@ import numpy as np
 from numba import njit, prange
 
 from pyflyt_like.sensors import lidar
-from pyflyt_like.worlds import arrays, geometry, grid
+from pyflyt_like.worlds import arrays, geometry, grid_queries
 from pyflyt_like.worlds.grid import KIND_BOX, KIND_CYLINDER
 
 from .jit import compile_shared
@@ -41,9 +42,9 @@ scene_distance = compile_shared(arrays.scene_distance, cylinder_distance, box_di
                                 sphere_distance)
 scene_ray_distance = compile_shared(arrays.scene_ray_distance, cylinder_ray_distance,
                                     box_ray_distance, sphere_ray_distance)
-pool_distance = compile_shared(grid.pool_distance, cylinder_distance, box_distance,
+pool_distance = compile_shared(grid_queries.pool_distance, cylinder_distance, box_distance,
                                sphere_distance)
-pool_ray_distance = compile_shared(grid.pool_ray_distance, slab_interval,
+pool_ray_distance = compile_shared(grid_queries.pool_ray_distance, slab_interval,
                                    cylinder_ray_distance, box_ray_distance,
                                    sphere_ray_distance)
 
@@ -58,8 +59,8 @@ def cast_rays(cylinders: np.ndarray, boxes: np.ndarray, spheres: np.ndarray,
               cell_size: float, first_cell: np.ndarray, cell_start: np.ndarray,
               items: np.ndarray, layouts: np.ndarray, origins: np.ndarray,
               directions: np.ndarray, max_range: float, out: np.ndarray) -> None:
-    """``out[i]`` = :func:`~pyflyt_like.worlds.grid.pool_ray_distance` [m] of ray ``i``:
-    from ``origins[i]`` (N, 3) [m] along the unit ``directions[i]`` (N, 3) in layout
+    """``out[i]`` = :func:`~pyflyt_like.worlds.grid_queries.pool_ray_distance` [m] of ray
+    ``i``: from ``origins[i]`` (N, 3) [m] along the unit ``directions[i]`` (N, 3) in layout
     ``layouts[i]`` (N,) int, up to ``max_range`` [m] (> 0, ``inf`` allowed); ``out``
     (N,) float64. Rays in parallel. Nothing is checked: the indices must be in the pool,
     the directions unit vectors."""
@@ -77,8 +78,8 @@ def pool_distances(cylinders: np.ndarray, boxes: np.ndarray, spheres: np.ndarray
                    z_range: np.ndarray, cell_size: float, first_cell: np.ndarray,
                    cell_start: np.ndarray, items: np.ndarray, layouts: np.ndarray,
                    points: np.ndarray, reach: float, out: np.ndarray) -> None:
-    """``out[i]`` = :func:`~pyflyt_like.worlds.grid.pool_distance` [m] of ``points[i]``
-    (N, 3) [m] in layout ``layouts[i]`` (N,) int within ``reach`` >= 0 [m] (``inf``
+    """``out[i]`` = :func:`~pyflyt_like.worlds.grid_queries.pool_distance` [m] of
+    ``points[i]`` (N, 3) [m] in layout ``layouts[i]`` (N,) int within ``reach`` >= 0 [m] (``inf``
     allowed); ``out`` (N,) float64. Points in parallel; a sphere of radius ``r`` at
     ``points[i]`` collides where ``out[i] < r`` with ``reach = r``."""
     for i in prange(out.shape[0]):

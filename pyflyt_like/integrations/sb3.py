@@ -14,7 +14,7 @@ the adapter bridges each:
   vector env's pending autoreset so no reset step ever reaches SB3.
 * **Infos.** Gymnasium gives one dict of arrays with ``"_key"`` masks; SB3 wants one dict per
   env. Each env's dict holds only the keys whose mask is true for it (nested dicts are split
-  the same way).
+  the same way; :func:`~.vector_batches.split_infos`).
 * **Episode statistics.** The adapter records them itself, in the format of SB3's ``Monitor``:
   on the step an episode ends, ``infos[i]["episode"] = {"r": return, "l": length, "t":
   seconds since the adapter was made}``, so SB3 logs ``ep_rew_mean``/``ep_len_mean`` with no
@@ -31,13 +31,15 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, SyncVectorEnv, VectorEnv
+
+from .vector_batches import copy_obs, obs_row, put_rows, split_infos, without_final_keys
 
 try:
     from stable_baselines3.common.vec_env import VecEnv
@@ -56,8 +58,6 @@ __all__ = ["SB3VecEnvAdapter", "to_sb3_vec_env"]
 # Spaces whose batch is a plain ndarray with the env index first, so one env's row is
 # ``batch[i]``; SB3's policies also accept a Dict of them (MultiInputPolicy).
 _ARRAY_SPACES = (spaces.Box, spaces.Discrete, spaces.MultiDiscrete, spaces.MultiBinary)
-# Keys that SAME_STEP vector envs use for the finished episode; replaced by SB3's own keys.
-_FINAL_KEYS = ("final_obs", "_final_obs", "final_info", "_final_info")
 
 
 def to_sb3_vec_env(vector_env: VectorEnv) -> VecEnv:
@@ -163,13 +163,13 @@ class SB3VecEnvAdapter(VecEnv):
         # SB3 uses seeds and options for one reset only.
         self._reset_seeds()
         self._reset_options()
-        self.reset_infos = _split_infos(infos, self.num_envs)
+        self.reset_infos = split_infos(infos, self.num_envs)
         self._episode_returns[:] = 0.0
         self._episode_lengths[:] = 0
         self._actions = None
         # A vector env may return its internal buffer (SyncVectorEnv(copy=False)), which its
         # next step overwrites while SB3 still holds this batch as ``_last_obs``.
-        return _copy_obs(obs)
+        return copy_obs(obs)
 
     def step_async(self, actions: np.ndarray) -> None:
         """Store the actions, ``(N, *action_shape)``, for :meth:`step_wait`."""
@@ -185,7 +185,7 @@ class SB3VecEnvAdapter(VecEnv):
             raise RuntimeError("step_wait() called without a pending step_async(actions)")
         actions, self._actions = self._actions, None
         obs, rewards, terminated, truncated, infos = self.vector_env.step(actions)
-        obs = _copy_obs(obs)  # the reset below may overwrite the vector env's buffer
+        obs = copy_obs(obs)  # the reset below may overwrite the vector env's buffer
         rewards = np.asarray(rewards, dtype=np.float32).reshape(self.num_envs)
         terminated = np.asarray(terminated, dtype=bool).reshape(self.num_envs)
         truncated = np.asarray(truncated, dtype=bool).reshape(self.num_envs)
@@ -195,28 +195,28 @@ class SB3VecEnvAdapter(VecEnv):
         if self.autoreset_mode == AutoresetMode.SAME_STEP:
             # The vector env already reset the finished envs: ``obs`` and the top-level infos
             # of those rows belong to the new episode, the old episode's end is under "final_*".
-            step_infos = _split_infos(_without_final_keys(infos), self.num_envs)
+            step_infos = split_infos(without_final_keys(infos), self.num_envs)
             if done_envs.size:
                 final_obs = infos.get("final_obs")
-                final_infos = _split_infos(infos.get("final_info", {}), self.num_envs)
+                final_infos = split_infos(infos.get("final_info", {}), self.num_envs)
                 if final_obs is None:
                     raise RuntimeError("a SAME_STEP vector env finished an episode without "
                                        "infos['final_obs']")
                 for i in done_envs:
                     self.reset_infos[i] = step_infos[i]
                     step_infos[i] = final_infos[i]
-                    step_infos[i]["terminal_observation"] = _copy_obs(final_obs[i])
+                    step_infos[i]["terminal_observation"] = copy_obs(final_obs[i])
         else:
-            step_infos = _split_infos(infos, self.num_envs)
+            step_infos = split_infos(infos, self.num_envs)
             if done_envs.size:
                 for i in done_envs:
-                    step_infos[i]["terminal_observation"] = _obs_row(obs, i)
+                    step_infos[i]["terminal_observation"] = obs_row(obs, i)
                 # One partial reset for all finished envs; for NEXT_STEP it also cancels the
                 # reset the vector env would otherwise spend its next step on.
                 reset_obs, reset_infos = self.vector_env.reset(
                     options={"reset_mask": dones.copy()})
-                _put_rows(obs, reset_obs, dones)
-                reset_infos = _split_infos(reset_infos, self.num_envs)
+                put_rows(obs, reset_obs, dones)
+                reset_infos = split_infos(reset_infos, self.num_envs)
                 for i in done_envs:
                     self.reset_infos[i] = reset_infos[i]
 
@@ -429,59 +429,3 @@ def _check_observation_space(space: spaces.Space) -> None:
 def _has_per_env_api(env: Any) -> bool:
     """Whether the vector env offers Gymnasium's per-sub-env calls (as AsyncVectorEnv does)."""
     return all(callable(getattr(env, name, None)) for name in ("get_attr", "set_attr", "call"))
-
-
-def _copy_obs(obs: Any) -> Any:
-    if isinstance(obs, Mapping):
-        return {key: np.array(value, copy=True) for key, value in obs.items()}
-    return np.array(obs, copy=True)
-
-
-def _obs_row(obs: Any, i: int) -> Any:
-    """A copy of env ``i``'s observation from a batch (an array or a dict of arrays)."""
-    if isinstance(obs, Mapping):
-        return {key: np.array(value[i], copy=True) for key, value in obs.items()}
-    return np.array(obs[i], copy=True)
-
-
-def _put_rows(obs: Any, new_obs: Any, mask: np.ndarray) -> None:
-    """``obs[mask] = new_obs[mask]`` in place, for an array or a dict of arrays."""
-    if isinstance(obs, Mapping):
-        for key in obs:
-            obs[key][mask] = np.asarray(new_obs[key])[mask]
-    else:
-        obs[mask] = np.asarray(new_obs)[mask]
-
-
-def _without_final_keys(infos: Mapping[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in infos.items() if key not in _FINAL_KEYS}
-
-
-def _split_infos(infos: Mapping[str, Any], num_envs: int) -> list[dict[str, Any]]:
-    """Gymnasium's batched infos (arrays plus ``"_key"`` masks) as one dict per env.
-
-    Env ``i`` gets ``key`` only where ``infos["_key"][i]`` is true; nested dicts are split
-    the same way. A key without a mask (not written by Gymnasium's ``_add_info``) is given to
-    every env: row ``i`` if it is an array or list of N entries, else the whole value.
-    """
-    out: list[dict[str, Any]] = [{} for _ in range(num_envs)]
-    for key, value in infos.items():
-        if isinstance(key, str) and key.startswith("_") and key[1:] in infos:
-            continue  # a mask, used with its key
-        mask = infos.get(f"_{key}")
-        if isinstance(value, Mapping):
-            per_env = _split_infos(value, num_envs)
-            for i in range(num_envs):
-                if (mask[i] if mask is not None else per_env[i]):
-                    out[i][key] = per_env[i]
-            continue
-        batched = (isinstance(value, np.ndarray) and value.ndim >= 1 and len(value) == num_envs
-                   or isinstance(value, (list, tuple)) and len(value) == num_envs)
-        if mask is not None and not batched:
-            raise ValueError(f"info {key!r} has a mask but is not a batch of {num_envs} values: "
-                             f"{value!r}")
-        for i in range(num_envs):
-            if mask is None or mask[i]:
-                item = value[i] if batched else value
-                out[i][key] = item.copy() if isinstance(item, np.ndarray) else item
-    return out

@@ -3,9 +3,10 @@
 from .errors import MissionError
 from .flight_log import FlightLog
 from .guidance import FixedwingGuidance, GuidanceGains, leg_errors, passed
+from .minimum_derivative import solve_minimum_derivative
 from .mission import Mission, VehicleSpec, Waypoint
 from .output_files import ReportError
-from .piecewise_polynomial import PiecewisePolynomial, solve_minimum_derivative
+from .piecewise_polynomial import PiecewisePolynomial
 from .report import (
     format_summary_table,
     write_flight_log,

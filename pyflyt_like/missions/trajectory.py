@@ -14,7 +14,8 @@ import numpy as np
 
 from pyflyt_like.common.angles import wrap_angle
 
-from .piecewise_polynomial import PiecewisePolynomial, solve_minimum_derivative
+from .minimum_derivative import solve_minimum_derivative
+from .piecewise_polynomial import PiecewisePolynomial
 
 __all__ = [
     "DEFAULT_MIN_SEGMENT_DURATION",

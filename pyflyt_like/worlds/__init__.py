@@ -12,16 +12,17 @@ Pure maths: the standard library, numpy, pyyaml and :mod:`pyflyt_like.common` on
 pybullet nor numba. The geometry (:mod:`.geometry`) and the loops over a world's arrays
 (:mod:`.arrays`) are plain Python on floats that numba compiles as they are
 (:func:`pyflyt_like.compiled.jit.compile_shared`). :func:`pack_layouts` packs many worlds
-into a :class:`LayoutPool` with a spatial grid each, for ray casting and proximity queries
-whose cost grows with what is near (:func:`pool_ray_distance`, :func:`pool_distance`,
-compile-ready likewise). See docs/worlds.md.
+into a :class:`LayoutPool` with a spatial grid each (:mod:`.grid`), for ray casting and
+proximity queries whose cost grows with what is near (:func:`pool_ray_distance`,
+:func:`pool_distance` of :mod:`.grid_queries`, compile-ready likewise). See docs/worlds.md.
 """
 
 from .arrays import COLUMNS, scene_distance, scene_ray_distance
 from .clutter import CLUTTER_KINDS, Clutter
 from .files import load_spec, load_world, save_world, spec_to_dict, world_names
 from .forest import Forest
-from .grid import LayoutPool, pack_layouts, pool_distance, pool_ray_distance
+from .grid import LayoutPool, pack_layouts
+from .grid_queries import pool_distance, pool_ray_distance
 from .primitives import Box, Cylinder, Sphere
 from .rooms import Rooms
 from .world import MAX_PRIMITIVES, World
