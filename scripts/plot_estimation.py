@@ -1,6 +1,7 @@
 """Draw the estimators' estimate against the truth along the synthetic figure-eight of
-tests/estimation (BMI088 IMU, GNSS 0.5 m, default barometer and magnetometer, seed 0, 90 s)
-into docs/assets/estimation/figure_eight.png, written atomically.
+pyflyt_like.estimation.reference_flight (BMI088 IMU, GNSS 0.5 m, default barometer and
+magnetometer, seed 0, 90 s) into docs/assets/estimation/figure_eight.png, written
+atomically.
 
 Run from the repository's root: ``python scripts/plot_estimation.py``.
 """
@@ -8,19 +9,16 @@ Run from the repository's root: ``python scripts/plot_estimation.py``.
 from __future__ import annotations
 
 import io
-import sys
 from pathlib import Path
 
 import numpy as np
 
+from pyflyt_like.common.atomic_files import write_atomically
+from pyflyt_like.estimation import ComplementaryFilter, ErrorStateEkf
+from pyflyt_like.estimation.evaluation import attitude_errors, errors, run
+from pyflyt_like.estimation.reference_flight import REAL_SENSORS, record
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # tests.estimation holds the flight
-
-from pyflyt_like.common.atomic_files import write_atomically  # noqa: E402
-from pyflyt_like.estimation import ComplementaryFilter, ErrorStateEkf  # noqa: E402
-from tests.estimation import figure_eight  # noqa: E402
-from tests.estimation.run import errors, run  # noqa: E402
-
 OUTPUT = ROOT / "docs" / "assets" / "estimation" / "figure_eight.png"
 
 
@@ -33,7 +31,7 @@ def main() -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    truth, readings, suite = figure_eight.record(figure_eight.REAL_SENSORS, 90.0, seed=0)
+    truth, readings, suite = record(REAL_SENSORS, 90.0, seed=0)
     ekf = run(ErrorStateEkf.from_params(suite.params), readings)
     mahony = run(ComplementaryFilter.from_params(suite.params), readings)
     print("EKF", errors(truth, ekf, 10.0))
@@ -57,8 +55,7 @@ def main() -> None:
     ax.legend(fontsize=8)
     ax = axes[1, 0]
     for name, est, colour in (("EKF", ekf, "C0"), ("complementary", mahony, "C2")):
-        angle = np.degrees(figure_eight.attitude_errors(est["quaternion"],
-                                                        truth["quaternion"]))
+        angle = np.degrees(attitude_errors(est["quaternion"], truth["quaternion"]))
         ax.plot(t, angle, colour, lw=0.8, label=name)
     ax.set(xlabel="time [s]", ylabel="attitude error [deg]", title="attitude errors",
            ylim=(0, 8))

@@ -1,5 +1,5 @@
 """Fly QuadX and the crazyflie21 multirotor on their EKF estimate along the figure-eight of
-tests/core/test_estimate_flight.py (60 s, mode-7 setpoints) and draw truth vs estimate vs
+pyflyt_like.missions.estimate_flight (60 s, mode-7 setpoints) and draw truth vs estimate vs
 reference into docs/assets/estimation/flight.png (written atomically); print the figures.
 
 Two sensor sets: the issue's (BMI088, GNSS 0.5 m white, default barometer and magnetometer;
@@ -11,21 +11,15 @@ Run from the repository's root: ``python scripts/plot_estimation_flight.py``.
 from __future__ import annotations
 
 import io
-import sys
 from pathlib import Path
 
 import numpy as np
 
+from pyflyt_like.common.atomic_files import write_atomically
+from pyflyt_like.estimation.reference_flight import DEFAULT_SENSORS, REAL_SENSORS
+from pyflyt_like.missions.estimate_flight import fly_figure_eight
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # tests.core holds the flight
-
-from pyflyt_like.common.atomic_files import write_atomically  # noqa: E402
-from tests.core.test_estimate_flight import (  # noqa: E402
-    DEFAULT_SENSORS,
-    ISSUE_SENSORS,
-    fly_figure_eight,
-)
-
 OUTPUT = ROOT / "docs" / "assets" / "estimation" / "flight.png"
 SECONDS = 60.0
 
@@ -47,7 +41,7 @@ def main() -> None:
 
     flights = {}
     for vehicle in ("quadx", "crazyflie21"):
-        for name, sensors in (("issue", ISSUE_SENSORS), ("default", DEFAULT_SENSORS)):
+        for name, sensors in (("issue", REAL_SENSORS), ("default", DEFAULT_SENSORS)):
             for source in ("estimate", "truth"):
                 flight = fly_figure_eight(vehicle, SECONDS, sensors, state_source=source)
                 print(f"{vehicle:12s} sensors={name:8s} state_source={source:8s} "

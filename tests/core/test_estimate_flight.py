@@ -2,16 +2,12 @@
 ``drone_options["state_source"]``, ``drone_options["control_delay_steps"]`` and
 ``aviary.read_estimate(i)``.
 
-The figure-eight: x = A sin(wt), y = B sin(2wt), z = 1 m with A = 2 m, B = 1 m and a 30 s
-period (speeds up to 0.45 m/s), flown as mode-7 position setpoints after a 5 s hover at its
-start point (the EKF settles); RMS errors over the figure. :func:`fly_figure_eight` is
-shared with scripts/plot_estimation_flight.py.
+The figure-eight flights are :func:`pyflyt_like.missions.estimate_flight.fly_figure_eight`
+(x = A sin(wt), y = B sin(2wt), z = 1 m with A = 2 m, B = 1 m and a 30 s period, flown as
+mode-7 position setpoints after a 5 s hover at its start point; RMS errors over the figure).
 """
 
 from __future__ import annotations
-
-import math
-from typing import Any
 
 import numpy as np
 import pybullet
@@ -19,101 +15,8 @@ import pytest
 
 from pyflyt_like.core import Aviary
 from pyflyt_like.core.abstractions.base_controller import ControlClass
-
-#: The issue's sensors: BMI088-class IMU, GNSS of 0.5 m white error (no correlated error),
-#: the default barometer and magnetometer.
-ISSUE_SENSORS = {
-    "imu": "bmi088",
-    "gnss": {"preset": "default", "horizontal_noise": 0.5, "correlated_horizontal": 0.0,
-             "correlated_vertical": 0.0},
-    "baro": "default",
-    "mag": "default",
-}
-#: Every sensor's "default" preset (the GNSS has a 2 m correlated error: see the docs).
-DEFAULT_SENSORS = {"imu": "default", "gnss": "default", "baro": "default", "mag": "default"}
-VEHICLES = {"quadx": ("quadx", {}),
-            "crazyflie21": ("multirotor", {"drone_model": "crazyflie21"})}
-AMPLITUDE, PERIOD, HEIGHT, SETTLE = (2.0, 1.0), 30.0, 1.0, 5.0
-
-
-def reference(t: float, amplitude: tuple[float, float] = AMPLITUDE) -> np.ndarray:
-    """(3,) the figure-eight's position [m] at ``t`` [s] after its start (a fixed point for
-    amplitudes 0)."""
-    w = 2.0 * math.pi / PERIOD
-    return np.array((amplitude[0] * math.sin(w * t), amplitude[1] * math.sin(2.0 * w * t),
-                     HEIGHT))
-
-
-def heading(t: float, amplitude: tuple[float, float] = AMPLITUDE) -> float:
-    """The figure-eight's heading [rad] at ``t`` [s]: along its velocity. The vehicle turns,
-    which makes the magnetometer's hard-iron residual and the accelerometer's horizontal
-    biases observable (a vehicle that never turns cannot tell them from a yaw or a tilt)."""
-    w = 2.0 * math.pi / PERIOD
-    return math.atan2(2.0 * w * amplitude[1] * math.cos(2.0 * w * t),
-                      w * amplitude[0] * math.cos(w * t))
-
-
-def _angle(q1: np.ndarray, q2: np.ndarray) -> float:
-    """The angle [rad] between two rotations (x, y, z, w)."""
-    dot = min(abs(float(np.dot(q1, q2))), 1.0)
-    return 2.0 * math.acos(dot)
-
-
-def fly_figure_eight(vehicle: str, seconds: float, sensors: dict | None = None,
-                     state_source: str = "estimate", seed: int = 0,
-                     delay: int = 0, amplitude: tuple[float, float] = AMPLITUDE
-                     ) -> dict[str, Any]:
-    """Fly ``vehicle`` (a key of :data:`VEHICLES`) on the EKF along the figure-eight of
-    ``amplitude`` (x, y) [m] ((0, 0): hold its start point).
-
-    Returns the records after each control step of the figure (after :data:`SETTLE`):
-    ``time`` (n,) [s], ``reference``, ``truth``, ``estimate`` positions (n, 3) [m],
-    ``velocity`` and ``velocity_estimate`` (n, 3) [m/s], ``attitude_error`` (n,) [rad],
-    and the RMS figures ``tracking`` (truth vs reference, 3-D) [m], ``position``,
-    ``velocity`` [m/s] and ``attitude`` [deg] (estimate vs truth).
-    """
-    drone_type, options = VEHICLES[vehicle]
-    start = np.array([[0.0, 0.0, HEIGHT]])
-    options = {**options, "sensors": ISSUE_SENSORS if sensors is None else sensors,
-               "estimator": "ekf", "state_source": state_source,
-               "control_delay_steps": delay}
-    records: dict[str, list] = {key: [] for key in ("time", "reference", "truth", "estimate",
-                                                     "velocity", "velocity_estimate",
-                                                     "attitude_error")}
-    with Aviary(start_pos=start, start_orn=np.zeros((1, 3)), drone_type=drone_type,
-                seed=seed, drone_options=options) as aviary:
-        drone = aviary.drones[0]
-        period = drone.control_period
-        aviary.set_mode(7)
-        steps = int(round((SETTLE + seconds) / period))
-        for k in range(steps):
-            t = max(k * period - SETTLE, 0.0)
-            target = reference(t, amplitude)
-            aviary.set_setpoint(0, np.array((target[0], target[1], heading(t, amplitude),
-                                             target[2])))
-            aviary.step()
-            t = (k + 1) * period - SETTLE
-            if t <= 0.0:
-                continue
-            estimate = aviary.read_estimate(0)
-            records["time"].append(t)
-            records["reference"].append(reference(t, amplitude))
-            records["truth"].append(drone.state[3].copy())
-            records["estimate"].append(estimate["position"])
-            records["velocity"].append(drone.world_velocity.copy())
-            records["velocity_estimate"].append(estimate["velocity"])
-            records["attitude_error"].append(_angle(np.asarray(drone.quaternion),
-                                                    estimate["quaternion"]))
-    out = {key: np.array(value) for key, value in records.items()}
-
-    def rms(a: np.ndarray, b: np.ndarray) -> float:
-        return float(np.sqrt(np.mean(np.sum((a - b) ** 2, axis=1))))
-
-    out["tracking"] = rms(out["truth"], out["reference"])
-    out["position"] = rms(out["estimate"], out["truth"])
-    out["velocity_rms"] = rms(out["velocity_estimate"], out["velocity"])
-    out["attitude"] = math.degrees(float(np.sqrt(np.mean(out["attitude_error"] ** 2))))
-    return out
+from pyflyt_like.estimation.reference_flight import REAL_SENSORS as ISSUE_SENSORS
+from pyflyt_like.missions.estimate_flight import VEHICLES, fly_figure_eight
 
 
 def _aviary(options: dict, drone_type: str = "quadx", seed: int = 0, **kwargs) -> Aviary:

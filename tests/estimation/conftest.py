@@ -1,11 +1,11 @@
-"""Shared recordings of the synthetic figure-eight (tests/estimation/figure_eight.py),
+"""Shared recordings of the synthetic figure-eight (pyflyt_like.estimation.reference_flight),
 made once per session: recording is cheap, but each filter run reads the same stream."""
 
 from __future__ import annotations
 
 import pytest
 
-from . import figure_eight
+from pyflyt_like.estimation import reference_flight as figure_eight
 
 #: Flight length [s] and the settling time [s] excluded from the RMS errors.
 DURATION, SETTLE = 90.0, 10.0

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from pyflyt_like.estimation import ComplementaryFilter
+from pyflyt_like.estimation.evaluation import errors, run
 
 from .conftest import SETTLE
-from .run import errors, run
 
 #: Its settling: the gyro-bias integrators' time constants are about 20 s.
 SETTLE_COMPLEMENTARY = 2 * SETTLE

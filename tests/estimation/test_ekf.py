@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 
 from pyflyt_like.estimation import ErrorStateEkf
+from pyflyt_like.estimation.evaluation import errors, run
 from pyflyt_like.sensors import SensorSuite
 
 from .conftest import SETTLE
-from .run import errors, run
 
 
 def test_figure_eight_meets_the_targets(real_flight):

@@ -8,10 +8,9 @@ import numpy as np
 import pytest
 
 from pyflyt_like.estimation import ComplementaryFilter, ErrorStateEkf
+from pyflyt_like.estimation import reference_flight as figure_eight
+from pyflyt_like.estimation.evaluation import run
 from pyflyt_like.sensors import resolve_sensors
-
-from . import figure_eight
-from .run import run
 
 PARAMS = resolve_sensors(figure_eight.REAL_SENSORS, 200)
 LEVEL = np.array([0.0, 0.0, 0.0, 1.0])

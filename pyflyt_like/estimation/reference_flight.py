@@ -1,12 +1,27 @@
-"""A synthetic multirotor flight with closed-form truth, for the estimators' tests and
-``scripts/plot_estimation.py``.
+"""A synthetic multirotor flight with closed-form truth, to check an estimator against: the
+truth at every physics step and the readings a :class:`~pyflyt_like.sensors.SensorSuite`
+makes along it (:func:`record`). Score an estimator on them with
+:mod:`pyflyt_like.estimation.evaluation`.
 
-The path is a figure-eight, ``x = A sin(w t)``, ``y = B sin(2 w t)``, ``z = Z``, so position,
+The path is a figure-eight, ``x = A sin(w t)``, ``y = B sin(2 w t)``, ``z = Z``
+(:data:`AMPLITUDE_X`, :data:`AMPLITUDE_Y`, :data:`HEIGHT`, :data:`PERIOD`), so position,
 velocity and acceleration are exact. The attitude is a multirotor's by differential
 flatness: the thrust axis (body z) along ``a + g e3``, the heading (body x projected on the
 horizontal) along the velocity. Body rates and their derivative are central finite
 differences of the closed-form rotation (steps 1e-5 s and 1e-4 s: errors below 1e-8 rad/s and
 1e-6 rad/s^2).
+
+Frames and units as everywhere: world ENU, body FLU, quaternions (x, y, z, w) body to
+world, SI units. Numpy only: usable on either engine's readings.
+
+Example::
+
+    from pyflyt_like.estimation import ErrorStateEkf
+    from pyflyt_like.estimation.evaluation import errors, run
+    from pyflyt_like.estimation.reference_flight import REAL_SENSORS, record
+
+    truth, readings, suite = record(REAL_SENSORS, 90.0, seed=0)
+    print(errors(truth, run(ErrorStateEkf.from_params(suite.params), readings), 10.0))
 """
 
 from __future__ import annotations
@@ -15,27 +30,35 @@ from typing import Any
 
 import numpy as np
 
-from pyflyt_like.estimation._shared import matrix_to_quat
 from pyflyt_like.sensors import SensorSuite
+
+from ._shared import matrix_to_quat
 
 AMPLITUDE_X, AMPLITUDE_Y, HEIGHT = 4.0, 2.0, 2.0  # m
 PERIOD = 16.0  # s
-GRAVITY = 9.81
+GRAVITY = 9.81  # m/s^2
 
-#: The brief's configuration: BMI088 IMU, GNSS of 0.5 m horizontal white noise (no
-#: correlated error), default barometer and magnetometer.
-REAL_SENSORS = {
+#: Realistic sensors: a BMI088 IMU, GNSS of 0.5 m horizontal white noise (no correlated
+#: error), the default barometer and magnetometer. The docs' figures are measured with them.
+REAL_SENSORS: dict[str, Any] = {
     "imu": "bmi088",
     "gnss": {"preset": "default", "horizontal_noise": 0.5, "correlated_horizontal": 0.0,
              "correlated_vertical": 0.0},
     "baro": "default",
     "mag": "default",
 }
-IDEAL_SENSORS = {"imu": "ideal", "gnss": "ideal", "baro": "ideal", "mag": "ideal"}
+#: Every sensor's "ideal" preset: an estimator should match the truth closely on them.
+IDEAL_SENSORS: dict[str, Any] = {"imu": "ideal", "gnss": "ideal", "baro": "ideal",
+                                 "mag": "ideal"}
+#: Every sensor's "default" preset (its GNSS has a 2 m correlated error that no filter can
+#: remove: see docs/estimation.md).
+DEFAULT_SENSORS: dict[str, Any] = {"imu": "default", "gnss": "default", "baro": "default",
+                                   "mag": "default"}
 
 
 def kinematics(t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Position, velocity, acceleration (len(t), 3) of the path at times ``t`` [s]."""
+    """Position [m], velocity [m/s], acceleration [m/s^2], each (len(t), 3) in the world
+    frame, of the path at times ``t`` (n,) [s]."""
     w = 2.0 * np.pi / PERIOD
     a, b = AMPLITUDE_X, AMPLITUDE_Y
     s1, c1, s2, c2 = np.sin(w * t), np.cos(w * t), np.sin(2 * w * t), np.cos(2 * w * t)
@@ -47,7 +70,8 @@ def kinematics(t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def rotation(t: np.ndarray) -> np.ndarray:
-    """Body-to-world rotations (len(t), 3, 3) by differential flatness."""
+    """Body-to-world rotation matrices (len(t), 3, 3) at times ``t`` (n,) [s], by
+    differential flatness."""
     _, vel, acc = kinematics(t)
     thrust = acc + np.array([0.0, 0.0, GRAVITY])
     z_b = thrust / np.linalg.norm(thrust, axis=-1, keepdims=True)
@@ -60,7 +84,8 @@ def rotation(t: np.ndarray) -> np.ndarray:
 
 
 def body_rates(t: np.ndarray, h: float = 1e-5) -> np.ndarray:
-    """Body rates (len(t), 3) [rad/s]: vee(R^T dR/dt), dR/dt by central differences."""
+    """Body rates (len(t), 3) [rad/s] at times ``t`` (n,) [s]: vee(R^T dR/dt), dR/dt by
+    central differences of step ``h`` [s]."""
     r = rotation(t)
     r_dot = (rotation(t + h) - rotation(t - h)) / (2 * h)
     omega = np.einsum("nji,njk->nik", r, r_dot)
@@ -68,8 +93,10 @@ def body_rates(t: np.ndarray, h: float = 1e-5) -> np.ndarray:
 
 
 def truth(duration: float, physics_hz: int) -> dict[str, np.ndarray]:
-    """The true state at every physics step of ``duration`` [s]: time (n,), position,
-    velocity, acceleration, ang_vel, ang_accel (n, 3), quaternion (n, 4)."""
+    """The true state at every physics step of ``duration`` [s] at ``physics_hz`` [Hz]:
+    ``time`` (n,) [s], ``position`` [m], ``velocity`` [m/s], ``acceleration`` [m/s^2]
+    (world), ``ang_vel`` [rad/s], ``ang_accel`` [rad/s^2] (body), each (n, 3), and
+    ``quaternion`` (n, 4) (x, y, z, w) body to world."""
     t = np.arange(int(round(duration * physics_hz))) / physics_hz
     pos, vel, acc = kinematics(t)
     quat = np.array([matrix_to_quat(r) for r in rotation(t)])
@@ -81,8 +108,12 @@ def truth(duration: float, physics_hz: int) -> dict[str, np.ndarray]:
 
 def record(config: dict[str, Any], duration: float, physics_hz: int = 200,
            seed: int = 0) -> tuple[dict[str, np.ndarray], list[dict[str, Any]], SensorSuite]:
-    """Fly the figure-eight through a :class:`SensorSuite`; returns the truth, the readings
-    at every physics step and the suite (its ``params`` build the filters)."""
+    """Fly the figure-eight for ``duration`` [s] through a :class:`SensorSuite` of
+    ``config`` (as :data:`REAL_SENSORS`) sampled at ``physics_hz`` [Hz] with ``seed``.
+
+    Returns the truth (:func:`truth`), the readings at every physics step (n dicts in the
+    :meth:`SensorSuite.read` layout) and the suite (its ``params`` build the filters).
+    """
     state = truth(duration, physics_hz)
     suite = SensorSuite(config, physics_hz, seed=seed, gravity=GRAVITY)
     readings = [suite.update(state["position"][k], state["velocity"][k],
@@ -90,16 +121,3 @@ def record(config: dict[str, Any], duration: float, physics_hz: int = 200,
                              state["ang_vel"][k], state["ang_accel"][k])
                 for k in range(len(state["time"]))]
     return state, readings, suite
-
-
-def attitude_errors(estimate: np.ndarray, true: np.ndarray) -> np.ndarray:
-    """Angle [rad] of the rotation between estimated and true quaternions ((n, 4) each)."""
-    dot = np.abs(np.sum(estimate * true, axis=-1)).clip(0.0, 1.0)
-    return 2.0 * np.arccos(dot)
-
-
-def rms(values: np.ndarray) -> float:
-    """Root mean square of the norms along the last axis (or of scalars)."""
-    values = np.asarray(values)
-    squares = values ** 2 if values.ndim == 1 else np.sum(values ** 2, axis=-1)
-    return float(np.sqrt(np.mean(squares)))
