@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from pyflyt_like.sensors import SensorSuite
+from pyflyt_like.sensors import SensorSuite, presets
 
 from ._shared import matrix_to_quat
 
@@ -51,9 +51,8 @@ REAL_SENSORS: dict[str, Any] = {
 IDEAL_SENSORS: dict[str, Any] = {"imu": "ideal", "gnss": "ideal", "baro": "ideal",
                                  "mag": "ideal"}
 #: Every sensor's "default" preset (its GNSS has a 2 m correlated error that no filter can
-#: remove: see docs/estimation.md).
-DEFAULT_SENSORS: dict[str, Any] = {"imu": "default", "gnss": "default", "baro": "default",
-                                   "mag": "default"}
+#: remove: see docs/estimation.md): one home, the sensors' presets.
+DEFAULT_SENSORS = presets.DEFAULT_SENSORS
 
 
 def kinematics(t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -17,6 +17,9 @@ SENSORS_DIR = MODELS_DIR / "sensors"
 PRESET_FILES = {"imu": "imu.yaml", "baro": "barometer.yaml", "mag": "magnetometer.yaml",
                 "gnss": "gnss.yaml", "range": "rangefinder.yaml", "lidar": "lidar.yaml",
                 "depth": "depth.yaml"}
+#: The sensors a drone flies with when a task or flight asks for "the default sensors":
+#: the IMU, barometer, magnetometer and GNSS receiver, each its typical unit.
+DEFAULT_SENSORS = {"imu": "default", "baro": "default", "mag": "default", "gnss": "default"}
 
 
 @functools.cache

@@ -23,8 +23,9 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from pyflyt_like.sensors.presets import DEFAULT_SENSORS
+
 OBSERVATIONS = ("truth", "sensors")
-DEFAULT_SENSORS = {"imu": "default", "baro": "default", "mag": "default", "gnss": "default"}
 ACCEL_BOUND = 250.0  # m/s^2, ~25 g: above the BMI088's +-24 g range, used when unsaturated
 ALTITUDE_MARGIN = 1000.0  # m, beyond the dome's height: baro noise and drift stay within
 

@@ -50,7 +50,7 @@ class TaskOptions:
         sensors: the sensor configuration (sensor name -> preset name or parameter dict,
             docs/sensors.md; rates must divide ``physics_hz``), mounted on the drone on
             both engines; None: with ``observation="sensors"``
-            :data:`~pyflyt_like.envs.base.sensor_observation.DEFAULT_SENSORS`, else none.
+            :data:`~pyflyt_like.sensors.presets.DEFAULT_SENSORS`, else none.
         world_density, curriculum_levels, world_layouts, world_seed, lidar_sectors:
             Navigate's only (None: its defaults,
             :data:`~.navigate_world.NAVIGATE_OPTIONS`), checked with the task
