@@ -302,37 +302,6 @@ def _features(task, pos, target, curve, time, cos_yaw, sin_yaw, noise, noise_std
     return c
 
 
-def _put_action(last_action, c, noise, noise_std, low, high, out):
-    for a in range(last_action.shape[0]):
-        _put(out, c + a, last_action[a], noise, noise_std, low, high)
-
-
-def observe(task, pos, quat, vel, ang_vel, target, curve, time, last_action, noise,
-            noise_std, low, high, out):
-    """The observation into ``out`` (size,), plus ``noise_std`` times the standard normal
-    draws ``noise`` (size,), clipped to [low, high] (size,).
-
-    Layout: the task's features (3, Track 15: targets relative to the drone [m]), the
-    body-to-world rotation matrix (9, row-major), the world velocity ``vel`` (3) [m/s],
-    the body rates ``ang_vel`` (3) [rad/s], the previous normalised action
-    ``last_action`` (k). ``pos`` (3,) [m]; ``quat`` (4,) (x, y, z, w); ``time`` [s].
-    """
-    r = quat_to_matrix(quat[0], quat[1], quat[2], quat[3])
-    horizontal = math.hypot(r[0], r[3])  # the body x axis's, whose direction is the heading
-    cos_yaw, sin_yaw = (r[0] / horizontal, r[3] / horizontal) if horizontal > 0.0 else (1.0,
-                                                                                        0.0)
-    c = _features(task, pos, target, curve, time, cos_yaw, sin_yaw, noise, noise_std, low,
-                  high, out)
-    for i in range(9):
-        _put(out, c + i, r[i], noise, noise_std, low, high)
-    c += 9
-    for a in range(3):
-        _put(out, c + a, vel[a], noise, noise_std, low, high)
-        _put(out, c + 3 + a, ang_vel[a], noise, noise_std, low, high)
-    c += 6
-    _put_action(last_action, c, noise, noise_std, low, high, out)
-
-
 #: The blocks of the sensor observation, per sensor in the readings' order (imu, baro,
 #: mag, gnss, range): (first index, width) in the flat readings
 #: (:mod:`pyflyt_like.common.sensor_readings`); the barometer's pressure is left out (its
@@ -342,8 +311,8 @@ SENSED_BLOCKS = ((readings.ACCEL, 6), (readings.ALTITUDE, 1), (readings.FIELD, 3
 
 
 def sensed_size(periods):
-    """The length of the sensed blocks of :func:`observe_sensed` for the sensors of
-    ``periods`` (5,) (> 0: configured)."""
+    """The length of the sensed blocks of :func:`observe` for the sensors of ``periods``
+    (5,) (> 0: configured)."""
     size = 0
     for i in range(len(SENSED_BLOCKS)):
         if periods[i] > 0:
@@ -351,31 +320,55 @@ def sensed_size(periods):
     return size
 
 
-def observe_sensed(task, sensed, periods, target, curve, time, last_action, noise,
-                   noise_std, low, high, out):
-    """The observation of ``observation="sensors"`` into ``out`` (size,): what the drone
-    measures instead of its true state, with noise and clipping as :func:`observe`.
+def observe(task, pos, quat, vel, ang_vel, sensed, periods, target, curve, time,
+            last_action, noise, noise_std, low, high, out):
+    """The observation into ``out`` (size,), plus ``noise_std`` times the standard normal
+    draws ``noise`` (size,), clipped to [low, high] (size,): of the drone's true state, or
+    with ``sensed`` of what it measures (``observation="sensors"``).
 
-    ``sensed`` (:data:`~pyflyt_like.common.sensor_readings.READINGS_SIZE`,) is the drone's
+    ``sensed`` None (compiled: no sensor code): the task's features (3, Track 15: targets
+    relative to the drone [m]), the body-to-world rotation matrix (9, row-major), the
+    world velocity ``vel`` (3) [m/s], the body rates ``ang_vel`` (3) [rad/s]; ``pos`` (3,)
+    [m]; ``quat`` (4,) (x, y, z, w).
+
+    ``sensed`` (:data:`~pyflyt_like.common.sensor_readings.READINGS_SIZE`,): the drone's
     latest readings in the flat layout, ``periods`` (5,) the sensors' sample periods (> 0:
-    configured; a GNSS receiver is required). Layout: the task's features relative to the
-    GNSS position (3, Track 15) [m]; then per configured sensor: IMU specific force (3)
-    [m/s^2] and body rates (3) [rad/s] (sensor frame), barometric altitude (1) [m above
-    sea level], magnetic field (3) [uT, body], GNSS position (3) [m, world], velocity (3)
-    [m/s, world] and fix (1), range (1) [m] and valid (1); the previous normalised action
-    ``last_action`` (k).
+    configured; a GNSS receiver is required); ``pos``, ``quat``, ``vel`` and ``ang_vel`` are
+    not read. The task's features relative to the GNSS position (3, Track 15) [m]; then
+    per configured sensor (:data:`SENSED_BLOCKS`): IMU specific force (3) [m/s^2] and body
+    rates (3) [rad/s] (sensor frame), barometric altitude (1) [m above sea level], magnetic
+    field (3) [uT, body], GNSS position (3) [m, world], velocity (3) [m/s, world] and fix
+    (1), range (1) [m] and valid (1).
+
+    Both end with the previous normalised action ``last_action`` (k); ``time`` [s].
     """
-    position = sensed[readings.POSITION:readings.POSITION + 3]
-    # no attitude is observed: Navigate's goal stays in the world frame here
-    c = _features(task, position, target, curve, time, 1.0, 0.0, noise, noise_std, low,
-                  high, out)
-    for i in range(len(SENSED_BLOCKS)):
-        if periods[i] > 0:
-            first, width = SENSED_BLOCKS[i]
-            for j in range(width):
-                _put(out, c + j, sensed[first + j], noise, noise_std, low, high)
-            c += width
-    _put_action(last_action, c, noise, noise_std, low, high, out)
+    if sensed is None:
+        r = quat_to_matrix(quat[0], quat[1], quat[2], quat[3])
+        horizontal = math.hypot(r[0], r[3])  # the body x axis's: its direction is the heading
+        cos_yaw, sin_yaw = ((r[0] / horizontal, r[3] / horizontal) if horizontal > 0.0
+                            else (1.0, 0.0))
+        c = _features(task, pos, target, curve, time, cos_yaw, sin_yaw, noise, noise_std,
+                      low, high, out)
+        for i in range(9):
+            _put(out, c + i, r[i], noise, noise_std, low, high)
+        c += 9
+        for a in range(3):
+            _put(out, c + a, vel[a], noise, noise_std, low, high)
+            _put(out, c + 3 + a, ang_vel[a], noise, noise_std, low, high)
+        c += 6
+    else:
+        position = sensed[readings.POSITION:readings.POSITION + 3]
+        # no attitude is observed: Navigate's goal stays in the world frame here
+        c = _features(task, position, target, curve, time, 1.0, 0.0, noise, noise_std, low,
+                      high, out)
+        for i in range(len(SENSED_BLOCKS)):
+            if periods[i] > 0:
+                first, width = SENSED_BLOCKS[i]
+                for j in range(width):
+                    _put(out, c + j, sensed[first + j], noise, noise_std, low, high)
+                c += width
+    for a in range(last_action.shape[0]):
+        _put(out, c + a, last_action[a], noise, noise_std, low, high)
 
 
 def put_sectors(ranges, beams, max_range, noise, noise_std, low, high, out, first):

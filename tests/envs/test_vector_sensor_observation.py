@@ -1,5 +1,5 @@
 """observation="sensors" on the Multirotor tasks: the VectorEnv and its PyBullet twin observe
-the drone's sensor readings through one implementation (rules.observe_sensed)."""
+the drone's sensor readings through one implementation (rules.observe)."""
 
 from __future__ import annotations
 

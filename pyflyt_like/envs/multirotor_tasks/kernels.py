@@ -51,9 +51,7 @@ heading = compile_shared(rules.heading, quat_to_matrix)
 up_z_of = compile_shared(rules.up_z_of)
 _put = compile_shared(rules._put)
 _features = compile_shared(rules._features, reference_point, _put)
-_put_action = compile_shared(rules._put_action, _put)
-observe = compile_shared(rules.observe, _features, quat_to_matrix, _put, _put_action)
-observe_sensed = compile_shared(rules.observe_sensed, _features, _put, _put_action)
+observe = compile_shared(rules.observe, _features, quat_to_matrix, _put)
 put_sectors = compile_shared(rules.put_sectors, sector_range, sector_value, _put)
 queue_action = compile_shared(action_queue.queue_action)
 
@@ -173,41 +171,25 @@ def score_world(pos, quat, vel, crashed, task, params, w, pool):
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")
-def observe_world(pos, quat, vel, ang_vel, ranges, task, params, w, observation):
-    """World ``w``'s observation (size,) of its drone's true state (and, with
-    ``params.sectors`` > 0, the LiDAR sectors of its flat ``ranges`` [m], last; ``ranges``
-    None: compiled without them), with noise drawn from its noise stream when
-    ``params.noise_std > 0``."""
+def observe_world(pos, quat, vel, ang_vel, sensed, periods, ranges, task, params, w,
+                  observation):
+    """World ``w``'s observation (size,) (:func:`~pyflyt_like.rules.multirotor_tasks.observe`)
+    of its drone's true state, or with ``sensed`` of its latest sensor readings (flat
+    layout, :mod:`pyflyt_like.common.sensor_readings`) of the sensors of ``periods`` (5,)
+    (both None: compiled without them); and, with ``params.sectors`` > 0, the LiDAR sectors
+    of its flat ``ranges`` [m], last (None: compiled without them). Noise is drawn from its
+    noise stream when ``params.noise_std > 0``."""
     normals = task.normals[w]
     if params.noise_std > 0.0:
         next_normals(task.noise_streams, w, normals)
-    observe(params.task, pos, quat, vel, ang_vel, task.target[w], task.curve[w],
-            task.step_count[w] * params.agent_period, task.last_action[w], normals,
-            params.noise_std, params.observation_low, params.observation_high, observation)
-    _observe_sectors(ranges, params, normals, observation)
-
-
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
-def _observe_sectors(ranges, params, normals, observation):
+    observe(params.task, pos, quat, vel, ang_vel, sensed, periods, task.target[w],
+            task.curve[w], task.step_count[w] * params.agent_period, task.last_action[w],
+            normals, params.noise_std, params.observation_low, params.observation_high,
+            observation)
     if ranges is not None and params.sectors > 0:
         put_sectors(ranges, params.beams, params.max_range, normals, params.noise_std,
                     params.observation_low, params.observation_high, observation,
                     observation.shape[0] - params.sectors)
-
-
-@njit(cache=True, _nrt=False, error_model="numpy")
-def observe_world_sensed(sensed, periods, ranges, task, params, w, observation):
-    """World ``w``'s observation (size,) of its drone's latest sensor readings ``sensed``
-    (flat layout, :mod:`pyflyt_like.common.sensor_readings`) of the sensors of ``periods``
-    (5,), and the LiDAR sectors as :func:`observe_world`, with noise as it."""
-    normals = task.normals[w]
-    if params.noise_std > 0.0:
-        next_normals(task.noise_streams, w, normals)
-    observe_sensed(params.task, sensed, periods, task.target[w], task.curve[w],
-                   task.step_count[w] * params.agent_period, task.last_action[w], normals,
-                   params.noise_std, params.observation_low, params.observation_high,
-                   observation)
-    _observe_sectors(ranges, params, normals, observation)
 
 
 # The stages a task's fused step compiles: a task pays only for what it uses. Each of the
@@ -222,11 +204,12 @@ def observe_world_sensed(sensed, periods, ranges, task, params, w, observation):
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def _observe_ranges(state, task, params, w, observation, sensed, ranges):
     if sensed is not None:
-        observe_world_sensed(state.sensor_readings[w, 0], state.sensor_periods, ranges,
-                             task, params, w, observation)
+        observe_world(state.pos[w, 0], state.quat[w, 0], state.vel[w, 0],
+                      state.ang_vel[w, 0], state.sensor_readings[w, 0], state.sensor_periods,
+                      ranges, task, params, w, observation)
     else:
         observe_world(state.pos[w, 0], state.quat[w, 0], state.vel[w, 0],
-                      state.ang_vel[w, 0], ranges, task, params, w, observation)
+                      state.ang_vel[w, 0], None, None, ranges, task, params, w, observation)
 
 
 @njit(cache=True, _nrt=False, error_model="numpy", inline="always")

@@ -45,7 +45,7 @@ class TaskOptions:
             observation space, so any finite value keeps them finite).
         seed: seed of the first ``reset`` that gets none: None or an int in [0, 2**63).
         observation: ``"truth"`` (the true state) or ``"sensors"`` (the drone's sensor
-            readings instead: :func:`~pyflyt_like.rules.multirotor_tasks.observe_sensed`;
+            readings instead: :func:`~pyflyt_like.rules.multirotor_tasks.observe`;
             a GNSS receiver is required, the targets are taken relative to its fix).
         sensors: the sensor configuration (sensor name -> preset name or parameter dict,
             docs/sensors.md; rates must divide ``physics_hz``), mounted on the drone on

@@ -6,7 +6,7 @@ body-to-world rotation matrix (9, row-major), world velocity (3) [m/s], body rat
 ``observation_noise`` on every entry, clipped to the space's bounds (10 m per relative
 coordinate, 1 per matrix entry, 30 m/s, 50 rad/s, 1 per action entry: far beyond where the
 tasks end an episode). With ``observation="sensors"`` the state's place is taken by the
-drone's sensor readings (:func:`pyflyt_like.rules.multirotor_tasks.observe_sensed`, bounds
+drone's sensor readings (:func:`pyflyt_like.rules.multirotor_tasks.observe`, bounds
 of :func:`pyflyt_like.envs.base.sensor_observation.sensor_bounds`, GNSS positions within
 10 m). Actions are in [-1, 1], zero the hover command
 (:mod:`.actions`), held for ``physics_hz / agent_hz`` physics steps after

@@ -139,12 +139,11 @@ class MultirotorTwinEnv(gymnasium.Env):
 
     def _observe(self) -> None:
         sim = self.sim
-        if self.params.sensed:
-            kernels.observe_world_sensed(sim.sensed, self._sensor_periods, sim.ranges,
-                                         self.task, self.params, 0, self._observation)
-        else:
-            kernels.observe_world(sim.pos, sim.quat, sim.vel, sim.ang_vel,
-                                  sim.ranges, self.task, self.params, 0, self._observation)
+        sensed = self.params.sensed
+        kernels.observe_world(sim.pos, sim.quat, sim.vel, sim.ang_vel,
+                              sim.sensed if sensed else None,
+                              self._sensor_periods if sensed else None, sim.ranges,
+                              self.task, self.params, 0, self._observation)
 
     def _info(self) -> dict[str, Any]:
         return {key: value[0].item() for key, value in self._infos.items()}

@@ -61,8 +61,9 @@ def test_rotation_heading_and_up_axis_match_pybullet():
     high = np.full(size, 1e9)
     for q in quat:
         out = np.zeros(size)
-        rules.observe(rules.HOVER, np.zeros(3), q, np.zeros(3), np.zeros(3), np.zeros(3),
-                      np.zeros(9), 0.0, np.zeros(4), np.zeros(size), 0.0, -high, high, out)
+        rules.observe(rules.HOVER, np.zeros(3), q, np.zeros(3), np.zeros(3), None, None,
+                      np.zeros(3), np.zeros(9), 0.0, np.zeros(4), np.zeros(size), 0.0, -high,
+                      high, out)
         matrix = np.reshape(pybullet.getMatrixFromQuaternion(q), (3, 3))
         np.testing.assert_allclose(out[3:12], matrix.ravel(), atol=1e-12)
         assert kernels.heading(q) == pytest.approx(pybullet.getEulerFromQuaternion(q)[2],
@@ -159,8 +160,8 @@ def test_track_observes_the_reference_ahead():
     high = np.full(size, 1e9)
     out = np.zeros(size)
     kernels.observe(rules.TRACK, pos, np.array([0.0, 0.0, 0.0, 1.0]), np.zeros(3),
-                    np.zeros(3), np.zeros(3), curve, time, np.zeros(4), np.zeros(size), 0.0,
-                    -high, high, out)
+                    np.zeros(3), None, None, np.zeros(3), curve, time, np.zeros(4),
+                    np.zeros(size), 0.0, -high, high, out)
     for i in range(5):
         np.testing.assert_allclose(out[3 * i:3 * i + 3], _reference(curve, time + 0.1 * i) - pos,
                                    atol=1e-12)
@@ -299,7 +300,7 @@ def test_noise_is_added_before_clipping_to_the_bounds():
     noise = np.full(size, 2.0)
     out = np.zeros(size)
     rules.observe(rules.HOVER, np.array([0.0, 0.0, 0.5]), np.array([0.0, 0.0, 0.0, 1.0]),
-                  np.zeros(3), np.zeros(3), np.zeros(3), np.zeros(9), 0.0, np.zeros(4), noise,
-                  0.1, low, high, out)
+                  np.zeros(3), np.zeros(3), None, None, np.zeros(3), np.zeros(9), 0.0,
+                  np.zeros(4), noise, 0.1, low, high, out)
     np.testing.assert_allclose(out[:3], (0.2, 0.2, -0.3))  # target - pos + 0.1 * 2
     assert out[3] == 1.0  # R00 = 1 plus 0.2, clipped
