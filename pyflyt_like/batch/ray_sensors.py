@@ -46,6 +46,7 @@ from numba import njit
 from pyflyt_like.compiled.jit import SCALAR_OPTIONS, compile_shared
 from pyflyt_like.compiled.rotations import quat_to_matrix
 from pyflyt_like.compiled.scene import floor_ray_distance, pool_ray_distance
+from pyflyt_like.compiled.sensor_models import sample_due
 from pyflyt_like.sensors import lidar
 from pyflyt_like.sensors.config import RAY_SENSOR_NAMES
 from pyflyt_like.sensors.params import SensorParams
@@ -162,13 +163,8 @@ def scan_world(state, config, w, time, at_reset):
     if countdown.shape[0] == 0:
         return
     for s in range(state.ray_periods.shape[0]):
-        period = state.ray_periods[s]
-        if period == 0:
+        if not sample_due(state.ray_periods, countdown, s, at_reset):
             continue
-        if not at_reset and countdown[s] > 1.0:
-            countdown[s] -= 1.0
-            continue
-        countdown[s] = period
         for d in range(state.pos.shape[1]):
             scan_sensor(state, config, w, d, s)
         state.ray_times[w, s] = time

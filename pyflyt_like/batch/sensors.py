@@ -22,7 +22,7 @@ nothing else that a step writes into:
 - ``sensor_streams`` (W,) uint64: each world's SplitMix64 stream
   (:mod:`~pyflyt_like.batch.world_random`), from which its units and noise are drawn;
 - ``sensor_countdown`` (W, 5): per world, each sensor's countdown of physics steps to its
-  next sample (:func:`_due`);
+  next sample (:func:`pyflyt_like.sensors.schedule.sample_due`);
 - ``sensor_scratch`` (W, 30): per world, the normal draws and the derivatives of the sample
   at hand (a row per thread would need numba's thread id, which cached code cannot call:
   it crashes when loaded from the cache in another process).
@@ -49,7 +49,7 @@ on the thread that ran it nor on W.
 Cost: the stage is inlined into the kernels, the IMU's model with it
 (``compile_shared(..., inline=True)``), the draws with literal counts (the compiler unrolls
 them); whether a sensor is due is told by a countdown, not an integer division per world and
-step (:func:`_due`).
+step (:mod:`pyflyt_like.sensors.schedule`, the schedule of both engines).
 """
 
 from __future__ import annotations
@@ -83,6 +83,7 @@ from pyflyt_like.compiled.sensor_models import (
     mag_reset,
     mag_sample,
     range_sample_truth,
+    sample_due,
 )
 from pyflyt_like.sensors import barometer, gnss, imu, magnetometer, noise, rangefinder
 from pyflyt_like.sensors.config import RAY_SENSOR_NAMES, SENSOR_NAMES, sensor_periods
@@ -232,22 +233,6 @@ _INLINE = dict(cache=True, _nrt=False, error_model="numpy", inline="always")
 
 
 @njit(**_INLINE)
-def _due(periods, countdown, sensor, at_reset):
-    """Whether ``sensor`` (sampling every ``periods[sensor]`` physics steps; 0: not
-    configured) samples now, at a reset or after a physics step: after step k when
-    ``k % period == 0``, told by a countdown (``countdown[sensor]`` steps to go, restarted
-    at each sample) rather than an integer division per world and step."""
-    period = periods[sensor]
-    if period == 0:
-        return False
-    if at_reset or countdown[sensor] <= 1.0:
-        countdown[sensor] = period
-        return True
-    countdown[sensor] -= 1.0
-    return False
-
-
-@njit(**_INLINE)
 def _sample_points(state, config, w, k, at_reset):
     """Sample the due point sensors of every drone of world ``w`` after its physics step
     ``k`` (since the reset; ``at_reset``: the reset state at k = 0, derivatives 0), then
@@ -262,11 +247,11 @@ def _sample_points(state, config, w, k, at_reset):
     time = k * dt
     rate = 1.0 / dt  # [Hz]: one division per world and step, the six differences multiply
     countdown = state.sensor_countdown[w]
-    due_imu = _due(periods, countdown, IMU, at_reset)
-    due_baro = _due(periods, countdown, BARO, at_reset)
-    due_mag = _due(periods, countdown, MAG, at_reset)
-    due_gnss = _due(periods, countdown, GNSS, at_reset)
-    due_range = _due(periods, countdown, RANGE, at_reset)
+    due_imu = sample_due(periods, countdown, IMU, at_reset)
+    due_baro = sample_due(periods, countdown, BARO, at_reset)
+    due_mag = sample_due(periods, countdown, MAG, at_reset)
+    due_gnss = sample_due(periods, countdown, GNSS, at_reset)
+    due_range = sample_due(periods, countdown, RANGE, at_reset)
     for d in range(state.pos.shape[1]):
         s, out = state.sensor_state[w, d], state.sensor_readings[w, d]
         pos, quat = state.pos[w, d], state.quat[w, d]

@@ -7,13 +7,14 @@ and a numpy filter cost ~10 times the physics step, this costs a few microsecond
 The models are those of :mod:`pyflyt_like.sensors` and the filter's maths those of
 :mod:`pyflyt_like.estimation.ekf_maths`, compiled (:mod:`.sensor_models`, :mod:`.ekf`);
 what is written here is only the order of the calls, the same as
-:class:`pyflyt_like.sensors.SensorSuite` (a sensor samples after physics step ``k`` when
-``k % period == 0``, in the order imu, baro, mag, gnss) and
+:class:`pyflyt_like.sensors.SensorSuite` (the schedule of :mod:`pyflyt_like.sensors.schedule`,
+in the order imu, baro, mag, gnss) and
 :meth:`pyflyt_like.estimation.ErrorStateEkf.feed` (a new IMU sample predicts from the last
 one with the mean of the two; then GNSS with a fix, barometer, magnetometer update).
 
 Arrays of the sensors: ``periods`` (5,) int64 [physics steps] in the order imu, baro, mag,
-gnss, range (0: not sampled here; the PyBullet rangefinder ray-tests in Python); per model
+gnss, range (0: not sampled here; the PyBullet rangefinder ray-tests in Python) and their
+``countdown`` (5,) float (:func:`~pyflyt_like.sensors.schedule.sample_due`); per model
 its ``coefficients`` and ``state`` (empty when not configured) and the GNSS ``ring``;
 ``normals`` (4, capacity) the standard normal draws of the imu, baro, mag and gnss samples
 to come, each row consumed from ``cursors[i]``; ``previous`` (6,) the velocity [m/s, world]
@@ -43,7 +44,7 @@ from pyflyt_like.sensors import barometer, gnss, imu, magnetometer
 
 from .ekf import predict, update_baro, update_gnss, update_mag
 from .rotations import quat_to_euler, quat_to_matrix
-from .sensor_models import baro_sample, gnss_sample, imu_sample, mag_sample
+from .sensor_models import baro_sample, gnss_sample, imu_sample, mag_sample, sample_due
 
 #: Bits of the mask :func:`sample_sensors` returns: the sensors that sampled.
 IMU_BIT, BARO_BIT, MAG_BIT, GNSS_BIT = 1, 2, 4, 8
@@ -60,9 +61,9 @@ def _draws(normals, cursors, i, count):
 
 
 @njit(**_OPTIONS)
-def sample_sensors(k, at_reset, state, vel, quat, physics_hz, gravity, periods, c_imu, c_baro,
-                   c_mag, c_gnss, s_imu, s_baro, s_mag, s_gnss, ring, normals, cursors,
-                   previous, readings, times):
+def sample_sensors(k, at_reset, state, vel, quat, physics_hz, gravity, periods, countdown,
+                   c_imu, c_baro, c_mag, c_gnss, s_imu, s_baro, s_mag, s_gnss, ring, normals,
+                   cursors, previous, readings, times):
     """Sample the sensors due after physics step ``k`` (since the reset) of the true state:
     ``state`` (4, 3) in the Aviary's layout (body rates [rad/s], Euler angles, body velocity,
     position [m]), ``vel`` (3,) [m/s, world], ``quat`` (4,) (x, y, z, w), an array or a
@@ -84,23 +85,23 @@ def sample_sensors(k, at_reset, state, vel, quat, physics_hz, gravity, periods, 
         previous[3 + i] = rates[i]
     time = k / physics_hz
     mask = 0
-    if periods[0] > 0 and k % periods[0] == 0:
+    if sample_due(periods, countdown, 0, at_reset):
         imu_sample(c_imu, accel, quat, rates, rates_dot, gravity,
                    _draws(normals, cursors, 0, imu.SAMPLE_DRAWS), s_imu,
                    readings[ACCEL:ACCEL + 3], readings[GYRO:GYRO + 3])
         times[0] = time
         mask |= IMU_BIT
-    if periods[1] > 0 and k % periods[1] == 0:
+    if sample_due(periods, countdown, 1, at_reset):
         baro_sample(c_baro, pos[2], _draws(normals, cursors, 1, barometer.SAMPLE_DRAWS),
                     s_baro, readings[PRESSURE:PRESSURE + 2])
         times[1] = time
         mask |= BARO_BIT
-    if periods[2] > 0 and k % periods[2] == 0:
+    if sample_due(periods, countdown, 2, at_reset):
         mag_sample(c_mag, quat, _draws(normals, cursors, 2, magnetometer.SAMPLE_DRAWS),
                    s_mag, readings[FIELD:FIELD + 3])
         times[2] = time
         mask |= MAG_BIT
-    if periods[3] > 0 and k % periods[3] == 0:
+    if sample_due(periods, countdown, 3, at_reset):
         fix = gnss_sample(c_gnss, pos, vel, _draws(normals, cursors, 3, gnss.SAMPLE_DRAWS),
                           s_gnss, ring, readings[POSITION:POSITION + 3],
                           readings[VELOCITY:VELOCITY + 3])
@@ -174,12 +175,12 @@ def write_snapshot(x, gyro, mount, snapshot):
 
 #: The float blocks, in order: the scalars (:data:`SCALARS`), per sensor (imu, baro, mag,
 #: gnss) its coefficients then its state, the GNSS ring, normals, previous, readings,
-#: times; then the EKF's (empty without one): x, cov, last_imu, mount, process noise,
-#: r_gnss, world field, hard iron, r_mag, snapshot.
+#: times, countdown; then the EKF's (empty without one): x, cov, last_imu, mount, process
+#: noise, r_gnss, world field, hard iron, r_mag, snapshot.
 FLOAT_BLOCKS = ("scalars", "c_imu", "c_baro", "c_mag", "c_gnss", "s_imu", "s_baro", "s_mag",
-                "s_gnss", "ring", "normals", "previous", "readings", "times", "x", "cov",
-                "last_imu", "mount", "noise", "r_gnss", "world_field", "hard_iron", "r_mag",
-                "snapshot")
+                "s_gnss", "ring", "normals", "previous", "readings", "times", "countdown", "x",
+                "cov", "last_imu", "mount", "noise", "r_gnss", "world_field", "hard_iron",
+                "r_mag", "snapshot")
 #: The int blocks: sensor periods (5,), draw cursors (4,), flags (:data:`FLAGS`).
 INT_BLOCKS = ("periods", "cursors", "flags")
 #: The float scalars block: physics rate [Hz], gravity [m/s^2] (the sensors'), the filter's
@@ -193,9 +194,9 @@ FLAGS = ("with_ekf", "ibb", "ibm", "use_baro", "use_mag")
 
 
 (_SCALARS, _C_IMU, _C_BARO, _C_MAG, _C_GNSS, _S_IMU, _S_BARO, _S_MAG, _S_GNSS, _RING, _NORMALS,
- _PREVIOUS, _READINGS, _TIMES, _X, _COV, _LAST_IMU, _MOUNT, _NOISE, _R_GNSS, _WORLD_FIELD,
- _HARD_IRON, _R_MAG, _SNAPSHOT, _PERIODS, _CURSORS, _FLAGS) = range(len(FLOAT_BLOCKS)
-                                                                   + len(INT_BLOCKS))
+ _PREVIOUS, _READINGS, _TIMES, _COUNTDOWN, _X, _COV, _LAST_IMU, _MOUNT, _NOISE, _R_GNSS,
+ _WORLD_FIELD, _HARD_IRON, _R_MAG, _SNAPSHOT, _PERIODS, _CURSORS,
+ _FLAGS) = range(len(FLOAT_BLOCKS) + len(INT_BLOCKS))
 
 
 def pack_blocks(blocks: list[np.ndarray], dtype) -> tuple[np.ndarray, np.ndarray,
@@ -245,7 +246,8 @@ def onboard_step(k, at_reset, state, vel, quat, floats, ints, layout):
     times = _vector(f, layout, _TIMES)
     mask = sample_sensors(
         k, at_reset, state, vel, quat, scalars[0], scalars[1], _vector(i, layout, _PERIODS),
-        _vector(f, layout, _C_IMU), _vector(f, layout, _C_BARO), _vector(f, layout, _C_MAG),
+        _vector(f, layout, _COUNTDOWN), _vector(f, layout, _C_IMU),
+        _vector(f, layout, _C_BARO), _vector(f, layout, _C_MAG),
         _vector(f, layout, _C_GNSS), _vector(f, layout, _S_IMU), _vector(f, layout, _S_BARO),
         _vector(f, layout, _S_MAG), _vector(f, layout, _S_GNSS), _matrix(f, layout, _RING),
         _matrix(f, layout, _NORMALS), _vector(i, layout, _CURSORS),

@@ -4,7 +4,7 @@ PyBullet vehicles' onboard step, :mod:`.onboard`). Arguments as the plain functi
 
 from __future__ import annotations
 
-from pyflyt_like.sensors import barometer, gnss, imu, magnetometer, noise, rangefinder
+from pyflyt_like.sensors import barometer, gnss, imu, magnetometer, noise, rangefinder, schedule
 
 from . import rotations as r
 from .jit import compile_shared
@@ -28,3 +28,5 @@ _pop = compile_shared(gnss.pop)
 gnss_reset = compile_shared(gnss.reset)
 gnss_sample = compile_shared(gnss.sample, _markov_step, _push, _pop)
 range_sample_truth = compile_shared(rangefinder.sample_range)
+# inlined: a call would cost more than the countdown it runs (once per sensor, world, step)
+sample_due = compile_shared(schedule.sample_due, inline=True)

@@ -28,9 +28,11 @@ from pyflyt_like.worlds import World, pack_layouts
 
 from . import barometer, depth, gnss, imu, lidar, magnetometer, rangefinder
 from .config import ALL_SENSOR_NAMES, RAY_SENSOR_NAMES, resolve_sensors
+from .schedule import sample_due
 
 #: The Aviary's default gravity [m/s^2].
 GRAVITY = 9.81
+_INDEX = {name: i for i, name in enumerate(ALL_SENSOR_NAMES)}
 
 
 class SensorSuite:
@@ -99,6 +101,11 @@ class SensorSuite:
             self._depth_cast[:] = self._coefficients["depth"]
             self._depth_cast[lidar.MAX_RANGE] = self.params["depth"].cast_range
         self._times = dict.fromkeys(ALL_SENSOR_NAMES, math.nan)
+        # each sensor's period [physics steps] (0: not configured) and countdown to its
+        # next sample (the schedule of both engines)
+        self._periods = np.array([self.params[name].period_steps if name in self.params
+                                  else 0 for name in ALL_SENSOR_NAMES], np.int64)
+        self._countdown = np.zeros(len(ALL_SENSOR_NAMES))
         self._rngs: dict[str, np.random.Generator] = {}
         self.step_count = 0
         self.reset(seed)
@@ -225,8 +232,7 @@ class SensorSuite:
                           self._depth_uniforms, self._depth)
 
     def _due(self, name: str, step: int) -> bool:
-        params = self.params.get(name)
-        return params is not None and step % params.period_steps == 0
+        return sample_due(self._periods, self._countdown, _INDEX[name], step == 0)
 
     def _draw(self, name: str, count: int) -> np.ndarray:
         return self._rngs[name].standard_normal(count)

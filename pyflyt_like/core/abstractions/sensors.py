@@ -34,6 +34,7 @@ from pyflyt_like.sensors import (
     resolve_sensors,
 )
 from pyflyt_like.sensors.config import ALL_SENSOR_NAMES, SENSOR_NAMES, sensor_periods
+from pyflyt_like.sensors.schedule import sample_due, samples_within
 
 from .lidar import LidarCaster
 
@@ -139,6 +140,13 @@ class Sensors:
         self.periods = sensor_periods(params)
         self._sampled_periods = self.periods.copy()
         self._sampled_periods[RANGE] = 0  # the ray test below
+        #: The compiled step's countdowns (:mod:`pyflyt_like.sensors.schedule`), and those
+        #: of the sensors sampled here in Python: rangefinder, LiDAR, depth camera.
+        self._countdown = np.zeros(len(SENSOR_NAMES))
+        self._ray_periods = np.array(
+            [params[name].period_steps if name in params else 0
+             for name in ("range", "lidar", "depth")], np.int64)
+        self._ray_countdown = np.zeros(3)
         self._coefficients = [params[name].coefficients if name in params else np.zeros(0)
                               for name in SAMPLED]
         self._states = [_MODELS[name].zeros_state() if name in params else np.zeros(0)
@@ -284,7 +292,7 @@ class Sensors:
         """Sample what is due at this step of the clock, then count it."""
         step = self.step_count
         if step == self._refill_at:
-            self._refill(step)
+            self._refill(step, at_reset)
         drone = self.drone
         if self._sample is None:
             self._bind(step, at_reset)
@@ -292,7 +300,7 @@ class Sensors:
         # made here would cost more than the compiled step
         self.sampled = self._sample(step, at_reset, drone.state, drone.world_velocity,
                                     drone.quaternion, self._floats, self._ints, self._layout)
-        if self._range is not None and step % self._range.period_steps == 0:
+        if sample_due(self._ray_periods, self._ray_countdown, 0, at_reset):
             # One draw per sample, as the suite's rangefinder takes.
             normals = self._range_rng.standard_normal(rangefinder.SAMPLE_DRAWS)
             true_range = self.ray_range(drone.state[3], drone.rotation_matrix.reshape(-1))
@@ -301,9 +309,9 @@ class Sensors:
             self.readings[DISTANCE] = value
             self.readings[VALID] = 1.0 if valid else 0.0
             self.times[RANGE] = step / self.physics_hz
-        if self._lidar is not None and step % self._lidar.params.period_steps == 0:
+        if sample_due(self._ray_periods, self._ray_countdown, 1, at_reset):
             self._sample_lidar(step)
-        if self._depth is not None and step % self._depth.params.period_steps == 0:
+        if sample_due(self._ray_periods, self._ray_countdown, 2, at_reset):
             self._sample_depth(step)
         self.step_count = step + 1
 
@@ -350,27 +358,28 @@ class Sensors:
         arrays = [np.asarray(a, dtype=float) for a in ekf_arrays] or [np.zeros(0)] * n_ekf
         floats, float_layout, views = pack_blocks(
             [scalars, *self._coefficients, *self._states, self._ring, self._normals,
-             self._previous, self.readings, self.times, *arrays], float)
+             self._previous, self.readings, self.times, self._countdown, *arrays], float)
         ints, int_layout, int_views = pack_blocks(
             [self._sampled_periods, self._cursors, np.array(ekf_flags, np.int64)], np.int64)
         self._floats, self._ints = floats, ints
         self._layout = np.concatenate([float_layout, int_layout])
         n = len(SAMPLED)
         self._coefficients, self._states = views[1:1 + n], views[1 + n:1 + 2 * n]
-        (self._ring, self._normals, self._previous, self.readings,
-         self.times) = views[1 + 2 * n:6 + 2 * n]
+        (self._ring, self._normals, self._previous, self.readings, self.times,
+         self._countdown) = views[1 + 2 * n:7 + 2 * n]
         self._sampled_periods, self._cursors = int_views[0], int_views[1]
         if not ekf_arrays:
             return ()
-        x, cov, last_imu, *_, snapshot = views[6 + 2 * n:]
+        x, cov, last_imu, *_, snapshot = views[7 + 2 * n:]
         return x, cov, last_imu, snapshot
 
-    def _refill(self, step: int) -> None:
+    def _refill(self, step: int, at_reset: bool) -> None:
         """Draw the normals of every sample due in the next :data:`BLOCK_STEPS` physics
         steps from ``step`` on (exactly those: the streams stay those of a SensorSuite)."""
-        for i, period in enumerate(self._sampled_periods[_PERIOD_INDEX]):
-            if period > 0:
-                samples = len(range(-(-step // period) * period, step + BLOCK_STEPS, period))
+        for i, sensor in enumerate(_PERIOD_INDEX):
+            samples = samples_within(self._sampled_periods, self._countdown, sensor, at_reset,
+                                     BLOCK_STEPS)
+            if samples:
                 count = samples * self._draws_per_sample[i]
                 self._normals[i, :count] = self._rngs[i].standard_normal(count)
         self._cursors[:] = 0
