@@ -61,12 +61,17 @@ from numba import njit
 
 from pyflyt_like.common.sensor_readings import (
     ACCEL,
+    BARO,
     DISTANCE,
     FIELD,
     FIX,
+    GNSS,
     GYRO,
+    IMU,
+    MAG,
     POSITION,
     PRESSURE,
+    RANGE,
     READINGS,
     READINGS_SIZE,
     VALID,
@@ -86,7 +91,12 @@ from pyflyt_like.compiled.sensor_models import (
     sample_due,
 )
 from pyflyt_like.sensors import barometer, gnss, imu, magnetometer, noise, rangefinder
-from pyflyt_like.sensors.config import RAY_SENSOR_NAMES, SENSOR_NAMES, sensor_periods
+from pyflyt_like.sensors.config import (
+    RAY_SENSOR_NAMES,
+    SENSOR_MODELS,
+    SENSOR_NAMES,
+    sensor_periods,
+)
 from pyflyt_like.sensors.params import SensorParams
 
 from .ray_sensors import (
@@ -109,24 +119,24 @@ SENSOR_FIELDS = ("sensor_periods", "sensor_coefficients", "sensor_state", "senso
 #: others lead with (W, D) or (W,).
 SENSOR_CONSTANTS = ("sensor_periods", "sensor_coefficients", *RAY_CONSTANTS)
 
-IMU, BARO, MAG, GNSS, RANGE = range(5)  # the SENSOR_NAMES order
-_MODULES = (imu, barometer, magnetometer, gnss, rangefinder)
+# The model modules in SENSOR_NAMES order (IMU, BARO, ... index them).
+_MODULES = tuple(SENSOR_MODELS[name][0] for name in SENSOR_NAMES)
 
-# Where each sensor's coefficients start in sensor_coefficients.
-IMU_C = 0
-BARO_C = IMU_C + imu.COEFFICIENT_SIZE
-MAG_C = BARO_C + barometer.COEFFICIENT_SIZE
-GNSS_C = MAG_C + magnetometer.COEFFICIENT_SIZE
-RANGE_C = GNSS_C + gnss.COEFFICIENT_SIZE
-COEFFICIENT_SIZE = RANGE_C + rangefinder.COEFFICIENT_SIZE
-COEFFICIENT_OFFSETS = (IMU_C, BARO_C, MAG_C, GNSS_C, RANGE_C)
 
-# Where each model's state starts in a drone's sensor_state, then the previous step's truth.
-IMU_S = 0
-BARO_S = IMU_S + imu.STATE_SIZE
-MAG_S = BARO_S + barometer.STATE_SIZE
-GNSS_S = MAG_S + magnetometer.STATE_SIZE
-PREVIOUS_VEL = GNSS_S + gnss.STATE_SIZE
+def _offsets(sizes: list[int]) -> tuple[int, ...]:
+    """Where each block of ``sizes`` starts when laid end to end, then the total."""
+    return tuple(int(x) for x in np.cumsum([0, *sizes]))
+
+
+# Where each sensor's coefficients start in sensor_coefficients (SENSOR_NAMES order).
+*COEFFICIENT_OFFSETS, COEFFICIENT_SIZE = _offsets([m.COEFFICIENT_SIZE for m in _MODULES])
+COEFFICIENT_OFFSETS = tuple(COEFFICIENT_OFFSETS)
+IMU_C, BARO_C, MAG_C, GNSS_C, RANGE_C = COEFFICIENT_OFFSETS
+
+# Where each model's state starts in a drone's sensor_state (the rangefinder has none), then
+# the previous step's truth.
+IMU_S, BARO_S, MAG_S, GNSS_S, PREVIOUS_VEL = _offsets(
+    [m.STATE_SIZE for m in _MODULES[IMU:GNSS + 1]])
 PREVIOUS_RATES = PREVIOUS_VEL + 3
 STATE_SIZE = PREVIOUS_RATES + 3
 

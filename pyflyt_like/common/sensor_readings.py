@@ -3,8 +3,8 @@
 The batched engine keeps each drone's readings in this layout
 (``sensor_readings[w, d]``, :mod:`pyflyt_like.batch.sensors`), and the tasks observe
 readings in it on either engine (:func:`pack_readings` lays out a PyBullet drone's
-``read_sensors`` dict the same way). Per sensor, in the order of
-:data:`pyflyt_like.sensors.config.SENSOR_NAMES` (imu, baro, mag, gnss, range):
+``read_sensors`` dict the same way). Per sensor, in :data:`SENSOR_ORDER`
+(imu, baro, mag, gnss, range):
 
 ====================  =====  ======================================
 reading               width  unit, frame
@@ -29,10 +29,16 @@ from typing import Any
 
 import numpy as np
 
+#: The point sensors, in the one order of both engines' sensor arrays (periods, countdowns,
+#: sample times, random streams), of this layout and of the tasks' sensed observation
+#: (:data:`pyflyt_like.sensors.config.SENSOR_NAMES` is this tuple); the index constants.
+SENSOR_ORDER = ("imu", "baro", "mag", "gnss", "range")
+IMU, BARO, MAG, GNSS, RANGE = range(len(SENSOR_ORDER))
 ACCEL, GYRO, PRESSURE, ALTITUDE, FIELD = 0, 3, 6, 7, 8
 POSITION, VELOCITY, FIX, DISTANCE, VALID = 11, 14, 17, 18, 19
 READINGS_SIZE = 20
-#: Sensor name -> reading name -> (first index, width, kind) in the layout.
+#: Sensor name (in :data:`SENSOR_ORDER`) -> reading name -> (first index, width, kind) in
+#: the layout.
 READINGS = {
     "imu": {"accel": (ACCEL, 3, float), "gyro": (GYRO, 3, float)},
     "baro": {"pressure": (PRESSURE, 1, float), "altitude": (ALTITUDE, 1, float)},
@@ -59,13 +65,12 @@ def pack_readings(readings: Mapping[str, Mapping[str, Any]], out: np.ndarray) ->
 def unpack_readings(readings: np.ndarray, times: np.ndarray,
                     names: Iterable[str]) -> dict[str, dict[str, Any]]:
     """The ``read_sensors`` dict of the sensors ``names`` from flat ``readings``
-    (:data:`READINGS_SIZE`,) and their sample ``times`` (5,) [s] (in the order of
-    :data:`READINGS`): copies; 3-vectors as arrays, scalars as floats, fix and valid as
+    (:data:`READINGS_SIZE`,) and their sample ``times`` (5,) [s] (in
+    :data:`SENSOR_ORDER`): copies; 3-vectors as arrays, scalars as floats, fix and valid as
     bools, each sensor's ``time`` first."""
-    order = tuple(READINGS)
     out: dict[str, dict[str, Any]] = {}
     for name in names:
-        entry: dict[str, Any] = {"time": float(times[order.index(name)])}
+        entry: dict[str, Any] = {"time": float(times[SENSOR_ORDER.index(name)])}
         for key, (start, width, kind) in READINGS[name].items():
             if width > 1:
                 entry[key] = readings[start:start + width].copy()

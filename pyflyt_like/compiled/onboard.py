@@ -33,9 +33,13 @@ from numba import njit
 from pyflyt_like.common.sensor_readings import (
     ACCEL,
     ALTITUDE,
+    BARO,
     FIELD,
     FIX,
+    GNSS,
     GYRO,
+    IMU,
+    MAG,
     POSITION,
     PRESSURE,
     VELOCITY,
@@ -85,28 +89,28 @@ def sample_sensors(k, at_reset, state, vel, quat, physics_hz, gravity, periods, 
         previous[3 + i] = rates[i]
     time = k / physics_hz
     mask = 0
-    if sample_due(periods, countdown, 0, at_reset):
+    if sample_due(periods, countdown, IMU, at_reset):
         imu_sample(c_imu, accel, quat, rates, rates_dot, gravity,
-                   _draws(normals, cursors, 0, imu.SAMPLE_DRAWS), s_imu,
+                   _draws(normals, cursors, IMU, imu.SAMPLE_DRAWS), s_imu,
                    readings[ACCEL:ACCEL + 3], readings[GYRO:GYRO + 3])
-        times[0] = time
+        times[IMU] = time
         mask |= IMU_BIT
-    if sample_due(periods, countdown, 1, at_reset):
-        baro_sample(c_baro, pos[2], _draws(normals, cursors, 1, barometer.SAMPLE_DRAWS),
+    if sample_due(periods, countdown, BARO, at_reset):
+        baro_sample(c_baro, pos[2], _draws(normals, cursors, BARO, barometer.SAMPLE_DRAWS),
                     s_baro, readings[PRESSURE:PRESSURE + 2])
-        times[1] = time
+        times[BARO] = time
         mask |= BARO_BIT
-    if sample_due(periods, countdown, 2, at_reset):
-        mag_sample(c_mag, quat, _draws(normals, cursors, 2, magnetometer.SAMPLE_DRAWS),
+    if sample_due(periods, countdown, MAG, at_reset):
+        mag_sample(c_mag, quat, _draws(normals, cursors, MAG, magnetometer.SAMPLE_DRAWS),
                    s_mag, readings[FIELD:FIELD + 3])
-        times[2] = time
+        times[MAG] = time
         mask |= MAG_BIT
-    if sample_due(periods, countdown, 3, at_reset):
-        fix = gnss_sample(c_gnss, pos, vel, _draws(normals, cursors, 3, gnss.SAMPLE_DRAWS),
+    if sample_due(periods, countdown, GNSS, at_reset):
+        fix = gnss_sample(c_gnss, pos, vel, _draws(normals, cursors, GNSS, gnss.SAMPLE_DRAWS),
                           s_gnss, ring, readings[POSITION:POSITION + 3],
                           readings[VELOCITY:VELOCITY + 3])
         readings[FIX] = 1.0 if fix else 0.0
-        times[3] = time
+        times[GNSS] = time
         mask |= GNSS_BIT
     return mask
 
@@ -123,7 +127,7 @@ def feed_ekf(mask, readings, times, x, cov, last_imu, mount, gravity, noise, ibb
     :class:`~pyflyt_like.estimation.ErrorStateEkf` holds them.
     """
     if mask & IMU_BIT:
-        time = times[0]
+        time = times[IMU]
         if not math.isnan(last_imu[6]) and time > last_imu[6]:
             mean = np.empty(6)  # accel, gyro: one temporary, not four
             for i in range(6):

@@ -302,12 +302,13 @@ def _features(task, pos, target, curve, time, cos_yaw, sin_yaw, noise, noise_std
     return c
 
 
-#: The blocks of the sensor observation, per sensor in the readings' order (imu, baro,
-#: mag, gnss, range): (first index, width) in the flat readings
-#: (:mod:`pyflyt_like.common.sensor_readings`); the barometer's pressure is left out (its
-#: altitude says the same).
-SENSED_BLOCKS = ((readings.ACCEL, 6), (readings.ALTITUDE, 1), (readings.FIELD, 3),
-                 (readings.POSITION, 7), (readings.DISTANCE, 2))
+#: The blocks of the sensor observation, per sensor in
+#: :data:`~pyflyt_like.common.sensor_readings.SENSOR_ORDER`: (first index, width) in the
+#: flat readings; the barometer's pressure is left out (its altitude says the same).
+_SENSED = {"imu": (readings.ACCEL, 6), "baro": (readings.ALTITUDE, 1),
+           "mag": (readings.FIELD, 3), "gnss": (readings.POSITION, 7),
+           "range": (readings.DISTANCE, 2)}
+SENSED_BLOCKS = tuple(_SENSED[name] for name in readings.SENSOR_ORDER)
 
 
 def sensed_size(periods):

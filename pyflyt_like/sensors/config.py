@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from pyflyt_like.common.sensor_readings import SENSOR_ORDER
 from pyflyt_like.common.validation import (
     as_float_array,
     check_finite,
@@ -35,16 +36,18 @@ from . import barometer, depth, gnss, imu, lidar, magnetometer, rangefinder
 from .params import EXTRA_KEYS, SensorParams
 from .presets import load_preset, preset_names
 
-#: The sensor names of the configuration, in the order the suite samples and draws them,
-#: with their model modules and parameter classes.
-SENSOR_MODELS = {
+_POINT_MODELS = {
     "imu": (imu, imu.ImuParams),
     "baro": (barometer, barometer.BarometerParams),
     "mag": (magnetometer, magnetometer.MagnetometerParams),
     "gnss": (gnss, gnss.GnssParams),
     "range": (rangefinder, rangefinder.RangefinderParams),
 }
-SENSOR_NAMES = tuple(SENSOR_MODELS)
+#: The sensor names of the configuration, in the order the suite samples and draws them
+#: (:data:`pyflyt_like.common.sensor_readings.SENSOR_ORDER`), with their model modules and
+#: parameter classes.
+SENSOR_MODELS = {name: _POINT_MODELS[name] for name in SENSOR_ORDER}
+SENSOR_NAMES = SENSOR_ORDER
 #: The sensors that cast rays into the world, with their model modules and parameter
 #: classes; not in :data:`SENSOR_NAMES` (the compiled stages' five sensors). Each one's
 #: parameters have ``directions``, ``scales``, ``cast_range`` and ``coefficients`` in the

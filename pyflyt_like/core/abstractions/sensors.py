@@ -19,21 +19,26 @@ import pybullet
 
 from pyflyt_like.common.sensor_readings import (
     DISTANCE,
+    GNSS,
+    IMU,
+    RANGE,
     READINGS_SIZE,
     VALID,
     unpack_readings,
 )
 from pyflyt_like.sensors import (
-    barometer,
     depth,
     gnss,
-    imu,
     lidar,
-    magnetometer,
     rangefinder,
     resolve_sensors,
 )
-from pyflyt_like.sensors.config import ALL_SENSOR_NAMES, SENSOR_NAMES, sensor_periods
+from pyflyt_like.sensors.config import (
+    ALL_SENSOR_NAMES,
+    SENSOR_MODELS,
+    SENSOR_NAMES,
+    sensor_periods,
+)
 from pyflyt_like.sensors.schedule import sample_due, samples_within
 
 from .lidar import LidarCaster
@@ -48,14 +53,13 @@ _SELF_HITS = 8
 _SKIP = 1e-6
 
 # The sensors the compiled step samples, in its order (the rangefinder is ray-tested here).
-SAMPLED = ("imu", "baro", "mag", "gnss")
-_MODELS = {"imu": imu, "baro": barometer, "mag": magnetometer, "gnss": gnss}
+SAMPLED = SENSOR_NAMES[IMU:GNSS + 1]
+_MODELS = {name: SENSOR_MODELS[name][0] for name in SAMPLED}
 # Each sampled sensor's index in SENSOR_NAMES (its period) and in ALL_SENSOR_NAMES (its
 # random stream), by name: a point sensor added after the rangefinder is sampled here too,
 # and SAMPLED is then no prefix of either.
 _PERIOD_INDEX = [SENSOR_NAMES.index(name) for name in SAMPLED]
 _STREAM_INDEX = [ALL_SENSOR_NAMES.index(name) for name in SAMPLED]
-RANGE = SENSOR_NAMES.index("range")
 # The LiDAR's and the depth camera's random streams: children number LIDAR and DEPTH of the
 # spawned seed, as SensorSuite's.
 LIDAR = ALL_SENSOR_NAMES.index("lidar")

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from pyflyt_like.sensors.config import SENSOR_NAMES
 from pyflyt_like.sensors.presets import DEFAULT_SENSORS
 
 OBSERVATIONS = ("truth", "sensors")
@@ -134,8 +135,7 @@ class SensorObserver:
                              'sensors option, e.g. {"imu": "default", "gnss": "default"}')
         self.drone, self.component = drone, component
         params = component.params
-        self.names = tuple(name for name in ("imu", "baro", "mag", "gnss", "range")
-                           if name in params)
+        self.names = tuple(name for name in SENSOR_NAMES if name in params)
         sensed_low, sensed_high, labels = sensor_bounds(params, max_rate, max_speed,
                                                         max_distance)
         n_sensed = sensed_low.shape[0]
