@@ -64,7 +64,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from pyflyt_like.common.rotations import euler_to_matrix
-from pyflyt_like.common.validation import as_float_array, check_finite
 
 from . import lidar
 from .params import UPDATE_RATE, Parameter, SensorParams
@@ -236,17 +235,5 @@ def true_depths(world, position: object, rotation: object, params: DepthParams,
     if not isinstance(params, DepthParams):
         raise TypeError(f"params must be a DepthParams (resolve_sensors(...)['depth']), got "
                         f"{type(params).__name__}")
-    px, py, pz = as_float_array("position", position, (3,))
-    r = lidar.rotation_tuple(rotation)
-    floor_z = check_finite("floor_z", floor_z)
-    coefficients = params.coefficients
-    directions = params.directions
-    cast_range = params.cast_range
-    ranges = np.empty(params.shape)
-    for i in range(params.height):
-        for j in range(params.width):
-            ox, oy, oz, dx, dy, dz = lidar.world_ray(r, px, py, pz, coefficients,
-                                                     *directions[i, j])
-            t = world.ray_distance((ox, oy, oz), (dx, dy, dz), cast_range)
-            ranges[i, j] = min(t, lidar.floor_ray_distance(oz, dz, floor_z, cast_range))
+    ranges = lidar.cast_closed_form(world, position, rotation, params, floor_z)
     return depths_from_ranges(params, ranges, out=ranges)

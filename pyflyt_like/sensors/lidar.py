@@ -395,19 +395,27 @@ def true_ranges(world, position: object, rotation: object, params: LidarParams,
     if not isinstance(params, LidarParams):
         raise TypeError(f"params must be a LidarParams (resolve_sensors(...)['lidar']), got "
                         f"{type(params).__name__}")
+    return cast_closed_form(world, position, rotation, params, floor_z)
+
+
+def cast_closed_form(world, position: object, rotation: object, params, floor_z: float = 0.0
+                     ) -> np.ndarray:
+    """The closed-form distance [m] along every ray of a ray sensor (a LiDAR's or a depth
+    camera's ``params``: its ``directions`` (..., 3), cast ``cast_range`` far from its
+    mounting point) to the first surface of ``world`` or the floor, ``inf`` beyond; the
+    shape of ``params.shape``. The reference both ray sensors' closed forms share;
+    ``position``, ``rotation`` and ``floor_z`` are checked as :func:`true_ranges` says."""
     px, py, pz = as_float_array("position", position, (3,))
     r = rotation_tuple(rotation)
     floor_z = check_finite("floor_z", floor_z)
     coefficients = params.coefficients
-    directions = params.directions
-    max_range = params.max_range
+    cast = params.cast_range
     out = np.empty(params.shape)
-    for i in range(params.channels):
-        for j in range(params.beams):
-            ox, oy, oz, dx, dy, dz = world_ray(r, px, py, pz, coefficients,
-                                               *directions[i, j])
-            t = world.ray_distance((ox, oy, oz), (dx, dy, dz), max_range)
-            out[i, j] = min(t, floor_ray_distance(oz, dz, floor_z, max_range))
+    flat = out.reshape(-1)
+    for k, (bx, by, bz) in enumerate(params.directions.reshape(-1, 3)):
+        ox, oy, oz, dx, dy, dz = world_ray(r, px, py, pz, coefficients, bx, by, bz)
+        t = world.ray_distance((ox, oy, oz), (dx, dy, dz), cast)
+        flat[k] = min(t, floor_ray_distance(oz, dz, floor_z, cast))
     return out
 
 
