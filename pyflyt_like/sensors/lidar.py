@@ -2,7 +2,7 @@
 
 Pure maths (numpy and :mod:`pyflyt_like.common` only). The engines cast the rays (the
 PyBullet Aviary with ``rayTestBatch``, :mod:`pyflyt_like.core.abstractions.lidar`; the
-batched engine, later, with :func:`scan_truths` compiled); this module gives the beams'
+batched engine with :func:`scan_truths` compiled); this module gives the beams'
 directions, the closed-form true ranges against a :class:`~pyflyt_like.worlds.World` and
 the floor, and the per-beam sample that turns a true range into a reading.
 
