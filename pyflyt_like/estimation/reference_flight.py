@@ -55,14 +55,17 @@ IDEAL_SENSORS: dict[str, Any] = {"imu": "ideal", "gnss": "ideal", "baro": "ideal
 DEFAULT_SENSORS = presets.DEFAULT_SENSORS
 
 
-def kinematics(t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def kinematics(t: np.ndarray, amplitude: tuple[float, float] = (AMPLITUDE_X, AMPLITUDE_Y),
+               period: float = PERIOD, height: float = HEIGHT
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Position [m], velocity [m/s], acceleration [m/s^2], each (len(t), 3) in the world
-    frame, of the path at times ``t`` (n,) [s]."""
-    w = 2.0 * np.pi / PERIOD
-    a, b = AMPLITUDE_X, AMPLITUDE_Y
+    frame, of the figure-eight of ``amplitude`` (x, y) [m], ``period`` [s] and ``height``
+    [m] (by default this flight's) at times ``t`` (n,) [s]."""
+    w = 2.0 * np.pi / period
+    a, b = amplitude
     s1, c1, s2, c2 = np.sin(w * t), np.cos(w * t), np.sin(2 * w * t), np.cos(2 * w * t)
     zero, one = np.zeros_like(t), np.ones_like(t)
-    pos = np.stack([a * s1, b * s2, HEIGHT * one], axis=-1)
+    pos = np.stack([a * s1, b * s2, height * one], axis=-1)
     vel = np.stack([a * w * c1, 2 * b * w * c2, zero], axis=-1)
     acc = np.stack([-a * w * w * s1, -4 * b * w * w * s2, zero], axis=-1)
     return pos, vel, acc

@@ -20,7 +20,7 @@ import numpy as np
 
 from pyflyt_like.core import Aviary
 from pyflyt_like.estimation.evaluation import attitude_errors, rms
-from pyflyt_like.estimation.reference_flight import REAL_SENSORS
+from pyflyt_like.estimation.reference_flight import REAL_SENSORS, kinematics
 
 #: The vehicles :func:`fly_figure_eight` flies: name -> (``drone_type``, ``drone_options``).
 VEHICLES: dict[str, tuple[str, dict[str, Any]]] = {
@@ -35,19 +35,16 @@ SETTLE = 5.0  # s of hover before the figure
 
 def reference(t: float, amplitude: tuple[float, float] = AMPLITUDE) -> np.ndarray:
     """(3,) the figure-eight's position [m] at ``t`` [s] after its start (a fixed point for
-    amplitudes 0)."""
-    w = 2.0 * math.pi / PERIOD
-    return np.array((amplitude[0] * math.sin(w * t), amplitude[1] * math.sin(2.0 * w * t),
-                     HEIGHT))
+    amplitudes 0): :func:`~pyflyt_like.estimation.reference_flight.kinematics`' path."""
+    return kinematics(np.array([float(t)]), amplitude, PERIOD, HEIGHT)[0][0]
 
 
 def heading(t: float, amplitude: tuple[float, float] = AMPLITUDE) -> float:
     """The figure-eight's heading [rad] at ``t`` [s]: along its velocity. The vehicle turns,
     which makes the magnetometer's hard-iron residual and the accelerometer's horizontal
     biases observable (a vehicle that never turns cannot tell them from a yaw or a tilt)."""
-    w = 2.0 * math.pi / PERIOD
-    return math.atan2(2.0 * w * amplitude[1] * math.cos(2.0 * w * t),
-                      w * amplitude[0] * math.cos(w * t))
+    velocity = kinematics(np.array([float(t)]), amplitude, PERIOD, HEIGHT)[1][0]
+    return math.atan2(velocity[1], velocity[0])
 
 
 def fly_figure_eight(vehicle: str, seconds: float, sensors: dict[str, Any] | None = None,
