@@ -1,5 +1,6 @@
 """The delayed action of a task's agent: clipped, queued in a ring, released ``delay`` agent
-steps later. Shared by the tasks of both engines."""
+steps later, and mapped to the flight mode's setpoint. Shared by the tasks of both
+engines."""
 
 from __future__ import annotations
 
@@ -13,3 +14,12 @@ def queue_action(action, low, high, last_action, pending, slot):
         last_action[a] = value
         pending[slot, a] = value
     return (slot + 1) % pending.shape[0]
+
+
+def to_setpoint(action, offset, scale, setpoint):
+    """The flight mode's setpoint (k,) of a normalised ``action`` (k,): ``offset + scale
+    action`` (the fixed-wing tasks' map:
+    :func:`pyflyt_like.envs.base.vehicle_actions.fixedwing_action_mapping` gives ``offset``
+    and ``scale``)."""
+    for a in range(action.shape[0]):
+        setpoint[a] = offset[a] + scale[a] * action[a]

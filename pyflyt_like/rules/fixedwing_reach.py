@@ -67,13 +67,6 @@ def target_distance(pos, target):
     return math.sqrt(dx * dx + dy * dy + dz * dz)
 
 
-def to_setpoint(action, offset, scale, setpoint):
-    """The flight mode's setpoint (k,) of a normalised ``action`` (k,): ``offset + scale
-    action`` (:func:`pyflyt_like.envs.base.vehicle_actions.fixedwing_action_mapping`)."""
-    for a in range(action.shape[0]):
-        setpoint[a] = offset[a] + scale[a] * action[a]
-
-
 def score_step(pos, target, previous_distance, touched, finite):
     """One agent step's (reward, arrived, ending, distance [m]) for the aircraft at ``pos``
     (3,) [m] chasing ``target`` (3,), ``previous_distance`` [m] away at the last step.

@@ -36,7 +36,7 @@ place_target = compile_shared(rules.place_target)
 spawn_pose = compile_shared(rules.spawn_pose)
 target_distance = compile_shared(rules.target_distance)
 queue_action = compile_shared(action_queue.queue_action)
-to_setpoint = compile_shared(rules.to_setpoint)
+to_setpoint = compile_shared(action_queue.to_setpoint)
 score_step = compile_shared(rules.score_step, target_distance)
 observe = compile_shared(rules.observe, quat_to_matrix)
 

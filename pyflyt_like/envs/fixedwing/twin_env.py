@@ -20,8 +20,6 @@ from . import kernels
 from .options import reach_options
 from .vector_env import task_parameters
 
-# What PyBullet can change on a built body; the batched engine draws the other keys.
-
 
 class FixedwingReachTwinEnv(gymnasium.Env):
     """One episode at a time of Fixedwing-Reach on PyBullet (one
