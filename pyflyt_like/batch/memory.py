@@ -19,7 +19,7 @@ import numpy as np
 from pyflyt_like.common.validation import check_memory
 
 from .arrays import TURBULENCE_STATES, zeros_plant, zeros_state
-from .sensors import sensor_layout_bytes
+from .sensors import sensor_layout_bytes, sensor_read_bytes
 
 #: Floats per drone the facade keeps besides the state and the plant: the start positions,
 #: attitudes and velocities (3 + 3 + 3) and the ``Aviary.state`` buffer (4 x 3).
@@ -66,13 +66,35 @@ def engine_bytes(n_worlds: int, n_drones: int, n_rotors: int, sensors=None) -> f
         n_worlds: W; n_drones: D; n_rotors: rotors per drone (the setpoint is sized for
             mode -1, n values, or 4, whichever is larger, as :meth:`set_mode` may need).
         sensors: the resolved sensor parameters (sensor name -> parameters), None: none;
-            their arrays (:mod:`.sensors`) are added.
+            their arrays (:mod:`.sensors`) are added, and the copies their
+            ``read_sensors`` makes.
     """
     per_world, per_drone = _multirotor_layout_bytes(n_rotors, max(n_rotors, 4))
     if sensors:  # the layout above holds the sensor fields of an engine without sensors
         sensor_world, sensor_drone = sensor_layout_bytes(sensors)
         per_world, per_drone = per_world + sensor_world, per_drone + sensor_drone
-    return estimated_bytes(n_worlds, n_drones, per_world, per_drone)
+    return sensors_read_added(estimated_bytes(n_worlds, n_drones, per_world, per_drone),
+                              n_worlds, n_drones, sensors)
+
+
+def sensors_read_added(estimate: float, n_worlds: int, n_drones: int, sensors) -> float:
+    """``estimate`` [bytes] with the copies of a ``read_sensors`` call for ``sensors``
+    (resolved parameters; None or {}: none), :func:`~.sensors.sensor_read_bytes`: as large
+    as the readings themselves, a large scan's or image's too."""
+    per_world, per_drone = sensor_read_bytes(sensors)
+    return estimate + float(n_worlds) * (per_world + float(n_drones) * per_drone)
+
+
+def sensors_text(sensors) -> str:
+    """What the sensors (resolved parameters; None or {}: none) add to the vehicles' words
+    of a memory message: their names and their arrays' bytes per drone (the GNSS latency
+    ring and the ray readings are most of them), "" without sensors."""
+    if not sensors:
+        return ""
+    per_drone = sensor_layout_bytes(sensors)[1]
+    size = (f"{per_drone / 2**20:.3g} MiB" if per_drone >= 2**20
+            else f"{per_drone / 2**10:.3g} KiB")
+    return f", with sensors {list(sensors)} of {size} per drone"
 
 
 def check_engine_memory(n_worlds: int, n_drones: int, estimate: float, what: str) -> None:

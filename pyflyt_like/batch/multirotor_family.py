@@ -20,7 +20,7 @@ from pyflyt_like.control.multirotor_modes import (
 from . import pipeline
 from .arrays import zeros_state
 from .build import control_rate, engine_config, nominal_arrays, plant_arrays
-from .memory import engine_bytes
+from .memory import engine_bytes, sensors_text
 from .obstacles import multirotor_collision_radius
 from .options import BatchedAviaryOptions
 from .randomization import check_randomize, draw_plant
@@ -57,7 +57,8 @@ class MultirotorFamily:
         """The engine's estimated peak memory [bytes] (with the arrays of ``sensors``, the
         resolved sensor parameters) and what flies in it."""
         n = self.model.n_rotors
-        return engine_bytes(n_worlds, n_drones, n, sensors), f"{n} rotors each"
+        return (engine_bytes(n_worlds, n_drones, n, sensors),
+                f"{n} rotors each{sensors_text(sensors)}")
 
     def setpoint_size(self, mode: int) -> int:
         return setpoint_size(mode, self.model.n_rotors)

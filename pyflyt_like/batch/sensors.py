@@ -55,6 +55,7 @@ step (:mod:`pyflyt_like.sensors.schedule`, the schedule of both engines).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import SimpleNamespace
 
 import numpy as np
 from numba import njit
@@ -196,6 +197,23 @@ def sensor_layout_bytes(params: Mapping[str, SensorParams] | None) -> tuple[int,
     layout (one world of one and of two drones)."""
     def total(n_drones: int) -> int:
         return sum(a.nbytes for a in zeros_sensor_arrays(1, n_drones, params).values())
+
+    per_drone = total(2) - total(1)
+    return total(1) - per_drone, per_drone
+
+
+def sensor_read_bytes(params: Mapping[str, SensorParams] | None) -> tuple[int, int]:
+    """(per_world, per_drone) bytes of the copies :func:`read_sensors` returns for
+    ``params`` (as much again as the readings, a LiDAR's or a depth camera's rays included),
+    a transient of the engine's ``read_sensors``, measured on the layout (one world of one
+    and of two drones); (0, 0) without sensors."""
+    if not params:
+        return 0, 0
+
+    def total(n_drones: int) -> int:
+        state = SimpleNamespace(**zeros_sensor_arrays(1, n_drones, params))
+        return sum(array.nbytes for entry in read_sensors(state, params).values()
+                   for array in entry.values())
 
     per_drone = total(2) - total(1)
     return total(1) - per_drone, per_drone

@@ -38,9 +38,13 @@ def model_files(drone_model: str, model_dir: str | Path | None = None) -> tuple[
 
 
 def load_yaml(path: str | Path) -> dict[str, Any]:
-    """Read a YAML mapping; raise ValueError naming the file if it is not one."""
-    with open(path, encoding="utf-8") as handle:
-        data = yaml.safe_load(handle)
+    """Read a YAML mapping; raise ValueError naming the file if it is not one (not UTF-8,
+    not YAML, or not a mapping at top level)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = yaml.safe_load(handle)
+    except (yaml.YAMLError, UnicodeDecodeError) as error:
+        raise ValueError(f"{path} is not a UTF-8 YAML file: {error}") from None
     if not isinstance(data, dict):
         raise ValueError(f"{path} must contain a YAML mapping at top level")
     return data

@@ -81,7 +81,7 @@ def _real(name: str, value: object, allowed: str) -> float:
     of Python or numpy (not a bool), else a TypeError saying it must be ``allowed``."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(
             value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be {allowed}, got {value!r}")
+        raise TypeError(f"{name} must be {allowed}, got {_describe(value)}")
     try:
         return float(value)
     except OverflowError:
@@ -251,6 +251,12 @@ def _holds_bool(value: list | tuple) -> bool:
 def _describe(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 60 else f"{type(value).__name__} {text[:57]}..."
+
+
+def describe_value(value: object) -> str:
+    """``value`` for an error message: its repr, or its type and the repr's first 57
+    characters when longer than 60 (a huge string or list stays a short message)."""
+    return _describe(value)
 
 
 def _shape_text(shape: Sequence[int | None]) -> str:

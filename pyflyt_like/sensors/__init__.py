@@ -9,7 +9,8 @@ from the caller, so numba compiles them as they are
 (:func:`pyflyt_like.compiled.jit.compile_shared`) for both engines. :class:`SensorSuite`
 runs a configured set for one vehicle. The models are the submodules :mod:`.imu`,
 :mod:`.barometer`, :mod:`.magnetometer`, :mod:`.gnss`, :mod:`.rangefinder`, :mod:`.lidar`,
-:mod:`.depth` (and :mod:`.noise`, their shared error processes). The LiDAR and the depth
+:mod:`.depth` (and :mod:`.noise`, their shared error processes); :mod:`.kalibr` reads a
+Kalibr ``imu.yaml`` into an IMU parameter dict (:func:`load_kalibr_imu`). The LiDAR and the depth
 camera cast rays into a world: they are configured like the others (``"lidar"``,
 ``"depth"``) but are not among :data:`SENSOR_NAMES`, the five sensors of the engines'
 compiled sensor stages (:data:`ALL_SENSOR_NAMES` has all seven). See docs/sensors.md.
@@ -20,6 +21,7 @@ from .config import ALL_SENSOR_NAMES, SENSOR_NAMES, resolve_sensor, resolve_sens
 from .depth import DepthParams
 from .gnss import GnssParams
 from .imu import ImuParams, specific_force
+from .kalibr import load_kalibr_imu
 from .lidar import LidarParams
 from .magnetometer import MagnetometerParams, earth_field
 from .params import Parameter, SensorParams
@@ -44,6 +46,7 @@ __all__ = [
     "isa_altitude",
     "isa_pressure",
     "isa_temperature",
+    "load_kalibr_imu",
     "load_preset",
     "preset_names",
     "resolve_sensor",

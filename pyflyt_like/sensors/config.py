@@ -2,10 +2,12 @@
 resolved into the frozen parameter objects the models take.
 
 ``{"imu": "bmi088", "baro": "default", "gnss": {"preset": "default", "latency": 2},
-"range": {...every parameter...}}``: a string names a preset; a dict either names a
-``preset`` to start from and overrides some of its parameters, or gives every parameter
-(an optional ``source`` string says where they come from). Every error names the option,
-e.g. ``sensors["imu"]["gyroscope_noise_density"]``, and what is allowed.
+"range": {"noise": 0.02, "max_range": 12.0}}``: a string names a preset; a dict overrides
+some parameters of a ``preset`` it names, or without one of the :data:`BASE_PRESET`
+(``"ideal"``: no error terms), so a dict of a sensor's natural parameters (a Kalibr
+``imu.yaml``, a LiDAR's channels and beams) is a sensor; an optional ``source`` string says
+where the figures come from. Every error names the option, e.g.
+``sensors["imu"]["gyroscope_noise_density"]``, and what is allowed.
 
 Two registries: :data:`SENSOR_MODELS`, the five sensors the compiled sensor stages of both
 engines sample (:data:`SENSOR_NAMES`, whose length sizes those stages: it stays five), and
@@ -28,6 +30,7 @@ from pyflyt_like.common.validation import (
     check_finite,
     check_positive_int,
     check_rate_divides,
+    describe_value,
     divisors_text,
     names_text,
 )
@@ -61,6 +64,9 @@ RAY_SENSOR_NAMES = tuple(RAY_SENSOR_MODELS)
 #: them (and :class:`~pyflyt_like.sensors.SensorSuite` spawns their random streams).
 ALL_SENSOR_NAMES = SENSOR_NAMES + RAY_SENSOR_NAMES
 _MODELS = {**SENSOR_MODELS, **RAY_SENSOR_MODELS}
+#: The preset a parameter dict without ``preset`` starts from: every sensor has it, and it
+#: has no error terms, so the dict's parameters are the only errors.
+BASE_PRESET = "ideal"
 
 
 def resolve_sensors(config: Mapping[str, Any] | None, physics_hz: int,
@@ -79,17 +85,20 @@ def resolve_sensors(config: Mapping[str, Any] | None, physics_hz: int,
 
     Raises:
         TypeError: ``config`` is not a mapping, a sensor's value neither a string nor a
-            mapping, a parameter of the wrong type.
-        ValueError: unknown sensor, preset or parameter names, missing parameters, a
-            negative noise figure, a non-finite number, an update rate that does not divide
-            ``physics_hz`` (the allowed ones listed).
+            mapping, a parameter of the wrong type (a bool for a number, a float for a
+            count).
+        ValueError: unknown sensor, preset or parameter names, a negative noise figure, a
+            non-finite number, a number beyond its bound (a GNSS latency beyond
+            :func:`~pyflyt_like.sensors.gnss.most_latency`, a LiDAR scan or depth image of
+            more than :data:`~pyflyt_like.sensors.lidar.MAX_RAYS` rays), an update rate
+            that does not divide ``physics_hz`` (the allowed ones listed).
     """
     physics_hz = check_positive_int("physics_hz", physics_hz)
     if config is None:
         return {}
     if not isinstance(config, Mapping):
         raise TypeError(f"{option} must be a dict from sensor name {list(ALL_SENSOR_NAMES)} "
-                        f"to a preset name or a parameter dict, got {config!r}")
+                        f"to a preset name or a parameter dict, got {describe_value(config)}")
     unknown = [key for key in config if key not in _MODELS]
     if unknown:
         raise ValueError(f"{option} has unknown sensor names {names_text(unknown)}; sensors "
@@ -101,50 +110,55 @@ def resolve_sensors(config: Mapping[str, Any] | None, physics_hz: int,
 def resolve_sensor(sensor: str, value: object, physics_hz: int,
                    option: str = "sensors") -> SensorParams:
     """The parameters of one ``sensor`` from its configuration ``value`` (see
-    :func:`resolve_sensors`)."""
+    :func:`resolve_sensors`): a preset name, or a dict of parameters over the preset it
+    names (``"preset"``) or over :data:`BASE_PRESET`."""
     name = f'{option}["{sensor}"]'
     module, params_class = _MODELS[sensor]
     allowed = list(module.PARAMETERS)
+    # keys of the sensor's usual file format that are no parameter (Kalibr's rostopic)
+    ignored = getattr(module, "KALIBR_EXTRA_KEYS", ())
     presets = preset_names(sensor)
     if isinstance(value, str):
         if value not in presets:
-            raise ValueError(f"{name} names an unknown preset {value!r}; {sensor} presets "
-                             f"are {presets}")
-        raw, given = load_preset(sensor, value), {}
+            raise ValueError(f"{name} names an unknown preset {describe_value(value)}; "
+                             f"{sensor} presets are {presets}")
+        raw = load_preset(sensor, value)
     elif isinstance(value, Mapping):
-        unknown = [key for key in value if key not in allowed and key not in EXTRA_KEYS]
+        unknown = [key for key in value
+                   if key not in allowed and key not in EXTRA_KEYS and key not in ignored]
         if unknown:
+            extra = ", ".join(repr(key) for key in (*EXTRA_KEYS, *ignored))
             raise ValueError(f"{name} has unknown parameters {names_text(unknown)}; "
-                             f"{sensor} parameters are {allowed} (and 'preset', 'source')")
+                             f"{sensor} parameters are {allowed} (and {extra})")
         given = dict(value)
+        for key in ignored:
+            if key in given and not isinstance(given.pop(key), str):
+                raise TypeError(f'{name}["{key}"] must be a string (it is ignored), got '
+                                f"{describe_value(value[key])}")
         preset = given.pop("preset", None)
         if preset is None:
-            missing = [key for key in allowed if key not in given]
-            if missing:
-                raise ValueError(f"{name} misses the parameters {missing}: give every "
-                                 f"parameter, or name a preset to start from "
-                                 f"('preset': one of {presets})")
-            raw = {}
+            raw = load_preset(sensor, BASE_PRESET)
+            raw["source"] = ""  # the base preset's words do not describe the dict's figures
         elif not isinstance(preset, str) or preset not in presets:
-            raise ValueError(f'{name}["preset"] must be one of {presets}, got {preset!r}')
+            raise ValueError(f'{name}["preset"] must be one of {presets}, got '
+                             f"{describe_value(preset)}")
         else:
             raw = load_preset(sensor, preset)
         raw.update(given)
     else:
         raise TypeError(f"{name} must be a preset name (one of {presets}) or a parameter "
-                        f"dict, got {value!r}")
+                        f"dict, got {describe_value(value)}")
     source = raw.pop("source", "")
     if not isinstance(source, str):
-        raise TypeError(f'{name}["source"] must be a string, got {source!r}')
+        raise TypeError(f'{name}["source"] must be a string, got {describe_value(source)}')
     values = {key: _check(f'{name}["{key}"]', spec, raw[key], physics_hz)
               for key, spec in module.PARAMETERS.items()}
     if sensor == "range" and values["min_range"] > values["max_range"]:
         raise ValueError(f'{name}["min_range"]={values["min_range"]} must be at most '
                          f'{name}["max_range"]={values["max_range"]}')
-    if sensor == "lidar":
-        lidar.check_parameters(values, name)
-    if sensor == "depth":
-        depth.check_parameters(values, name)
+    check_parameters = getattr(module, "check_parameters", None)
+    if check_parameters is not None:  # the checks across parameters (imu, gnss, rays)
+        check_parameters(values, name)
     return params_class(physics_hz=physics_hz, source=source, **values)
 
 
@@ -161,19 +175,22 @@ def _check(name: str, spec, value: object, physics_hz: int) -> Any:
         low = 0 if spec.low is None else int(spec.low)  # a count's least value (default 0)
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
             raise TypeError(f"{name} must be an integer >= {low} [{spec.unit}], got "
-                            f"{value!r}")
+                            f"{describe_value(value)}")
         if value < low:
             raise ValueError(f"{name} must be an integer >= {low} [{spec.unit}], got "
-                             f"{value!r}")
+                             f"{describe_value(value)}")
         return int(value)
     number = check_finite(name, value)
     if spec.kind == "positive" and not number > 0.0:
-        raise ValueError(f"{name} must be a finite number > 0 [{spec.unit}], got {value!r}")
+        raise ValueError(f"{name} must be a finite number > 0 [{spec.unit}], got "
+                         f"{describe_value(value)}")
     if spec.low is not None and number < spec.low:
         bound = "a finite number >= 0" if spec.low == 0.0 else f"at least {spec.low:g}"
-        raise ValueError(f"{name} must be {bound} [{spec.unit}], got {value!r}")
+        raise ValueError(f"{name} must be {bound} [{spec.unit}], got "
+                         f"{describe_value(value)}")
     if spec.high is not None and number > spec.high:
-        raise ValueError(f"{name} must be at most {spec.high:g} [{spec.unit}], got {value!r}")
+        raise ValueError(f"{name} must be at most {spec.high:g} [{spec.unit}], got "
+                         f"{describe_value(value)}")
     return number
 
 
@@ -182,13 +199,14 @@ def _rate(name: str, value: object, physics_hz: int) -> int:
     Kalibr writes 200.0) dividing ``physics_hz``."""
     if value is None:
         return physics_hz
-    if isinstance(value, (float, np.floating)) and math.isfinite(value) and value > 0 \
-            and float(value).is_integer():
+    if isinstance(value, (float, np.floating)) and math.isfinite(value) and value > 0:
+        # a float above physics_hz divides it no more than a fraction does (and 1e300 as
+        # an int would print 301 digits)
+        if not float(value).is_integer() or value > physics_hz:
+            raise ValueError(f"{name}={value:g} Hz must be an integer dividing physics_hz="
+                             f"{physics_hz} Hz (allowed: {divisors_text(physics_hz)}, or "
+                             f"null for every physics step)")
         value = int(value)
-    elif isinstance(value, (float, np.floating)) and math.isfinite(value) and value > 0:
-        raise ValueError(f"{name}={value} Hz must be an integer dividing physics_hz="
-                         f"{physics_hz} Hz (allowed: {divisors_text(physics_hz)}, or null "
-                         f"for every physics step)")
     check_rate_divides(name, value, physics_hz, ", or null for every physics step")
     return int(value)
 

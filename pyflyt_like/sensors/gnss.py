@@ -18,6 +18,10 @@ sample goes into a ring of ``latency + 1`` slots (:func:`push`) and the oldest c
 (:func:`pop`); until ``latency`` samples have been made, the ring's zeros come out with the
 fix false.
 
+Bounds (:func:`check_parameters`): the latency is at most :data:`MAX_LATENCY_SECONDS` of
+samples and at most :data:`MAX_LATENCY_SAMPLES` whatever the rate, since the ring holds one
+slot per sample of it on every drone; ``time_to_fix`` is at most :data:`MAX_TIME_TO_FIX`.
+
 Arrays of the per-sample functions: ``coefficients`` (:data:`COEFFICIENT_SIZE`,):
 horizontal, vertical and velocity white sigmas, Gauss-Markov phi, horizontal and vertical
 drives, horizontal and vertical sigmas, the number of samples before the fix; ``state``
@@ -43,6 +47,17 @@ RING_WIDTH = 7
 FIX_COLUMN = 6
 RESET_DRAWS = 3  # Gauss-Markov starts
 SAMPLE_DRAWS = 9  # Gauss-Markov (3), position white (3), velocity white (3)
+#: The longest latency [s] (``latency / update_rate``): receivers deliver a fix 0.1-0.5 s
+#: after its measurement (PX4's default EKF2_GPS_DELAY is 110 ms); 10 s allows a slow
+#: telemetry link on top, twenty times the slowest receiver.
+MAX_LATENCY_SECONDS = 10.0
+#: The most samples of latency at any rate: the ring takes ``latency + 1`` slots of
+#: :data:`RING_WIDTH` floats per drone (5.6 MB at this bound), so a rate of every physics
+#: step at a fast physics rate cannot make it huge; 10 s at 10 kHz.
+MAX_LATENCY_SAMPLES = 100_000
+#: The longest ``time_to_fix`` [s]: a cold start takes about 30 s, one that must first
+#: download the almanac about 12.5 min; an hour is more than any.
+MAX_TIME_TO_FIX = 3600.0
 
 #: The GNSS receiver's parameters (name -> :class:`~pyflyt_like.sensors.params.Parameter`).
 PARAMETERS = {
@@ -60,8 +75,10 @@ PARAMETERS = {
     "correlated_time_constant": Parameter("positive", "s", "time constant of the "
                                           "Gauss-Markov error"),
     "latency": Parameter("count", "samples", "samples between a measurement and its "
-                         "delivery"),
-    "time_to_fix": Parameter("number", "s", "time after reset before the first fix", 0.0),
+                         "delivery, at most MAX_LATENCY_SECONDS (10 s) of samples and "
+                         "MAX_LATENCY_SAMPLES (100 000)"),
+    "time_to_fix": Parameter("number", "s", "time after reset before the first fix, at "
+                             "most MAX_TIME_TO_FIX (3600 s)", 0.0, MAX_TIME_TO_FIX),
 }
 
 
@@ -89,6 +106,31 @@ class GnssParams(SensorParams):
         return np.array([self.horizontal_noise, self.vertical_noise, self.velocity_noise,
                          phi, drive_h, drive_v, self.correlated_horizontal,
                          self.correlated_vertical, float(max(fix_samples, 0))])
+
+
+def most_latency(update_rate: int) -> int:
+    """The largest ``latency`` [samples] allowed at ``update_rate`` [Hz]:
+    :data:`MAX_LATENCY_SECONDS` of samples, at most :data:`MAX_LATENCY_SAMPLES`."""
+    # the tolerance keeps an exact fit (10 s at 10 Hz: 100 samples) whole
+    return min(MAX_LATENCY_SAMPLES, math.floor(MAX_LATENCY_SECONDS * update_rate + 1e-9))
+
+
+def check_parameters(values: dict, name: str) -> None:
+    """The checks across parameters (each one alone is checked by the configuration):
+    ``values`` the converted parameters (``update_rate`` resolved), ``name`` the option
+    (``sensors["gnss"]``).
+
+    Raises:
+        ValueError: a ``latency`` beyond :func:`most_latency` at the ``update_rate``.
+    """
+    latency, rate = values["latency"], values["update_rate"]
+    most = most_latency(rate)
+    if latency > most:
+        raise ValueError(f'{name}["latency"]={latency} samples at {name}["update_rate"]='
+                         f"{rate} Hz is more than the {most} allowed: at most "
+                         f"MAX_LATENCY_SECONDS={MAX_LATENCY_SECONDS:g} s of samples and "
+                         f"MAX_LATENCY_SAMPLES={MAX_LATENCY_SAMPLES} (receivers deliver "
+                         f"within 0.1-0.5 s)")
 
 
 def zeros_state() -> np.ndarray:

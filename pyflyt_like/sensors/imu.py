@@ -125,6 +125,34 @@ PARAMETERS["mounting_orientation"] = Parameter(
     "(R_bs = Rz(yaw) Ry(pitch) Rx(roll), sensor to body)")
 
 
+#: Keys of Kalibr's ``imu.yaml`` that are no parameter of ours: accepted in a parameter
+#: dict (a string, as Kalibr requires) and ignored, so that a Kalibr file can be pasted.
+KALIBR_EXTRA_KEYS = ("rostopic",)
+#: The parameters a Kalibr ``imu.yaml`` gives, in its units (continuous-time densities, as
+#: ours): :func:`pyflyt_like.sensors.load_kalibr_imu` reads them.
+KALIBR_PARAMETERS = ("update_rate", "accelerometer_noise_density",
+                     "accelerometer_random_walk", "gyroscope_noise_density",
+                     "gyroscope_random_walk")
+
+
+def check_parameters(values: dict, name: str) -> None:
+    """The checks across parameters (each one alone is checked by the configuration):
+    ``values`` the converted parameters (``update_rate`` resolved), ``name`` the option
+    (``sensors["imu"]``).
+
+    Raises:
+        ValueError: a noise density whose per-sample standard deviation
+            ``N sqrt(update_rate)`` is beyond the largest float (the readings would be inf).
+    """
+    root_rate = math.sqrt(values["update_rate"])
+    for sensor in ("accelerometer", "gyroscope"):
+        key = f"{sensor}_noise_density"
+        if not math.isfinite(values[key] * root_rate):
+            raise ValueError(f'{name}["{key}"]={values[key]:g} {PARAMETERS[key].unit} '
+                             f"gives a per-sample standard deviation N sqrt(update_rate) "
+                             f"beyond the largest float at {values['update_rate']} Hz")
+
+
 @dataclass(frozen=True, eq=False, kw_only=True)
 class ImuParams(SensorParams):
     """The IMU's parameters (names and units: :data:`PARAMETERS`); arrays are (3,)."""

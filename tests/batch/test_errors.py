@@ -25,6 +25,7 @@ from pyflyt_like.batch.pipeline import run_worlds
 from pyflyt_like.batch.sensors import SENSOR_CONSTANTS
 from pyflyt_like.common.dryden_filters import MAX_ALTITUDE
 from pyflyt_like.common.validation import memory_limit_bytes
+from pyflyt_like.sensors import resolve_sensors
 
 
 # ---------------------------------------------------------------------------- 1. first table
@@ -227,6 +228,24 @@ CONSTRUCTOR_CASES = [
     (dict(turbulence={"wind_speed_20ft": -1.0}), ValueError, r"turbulence\['wind_speed_20ft'\]"),
     (dict(turbulence={"wind_speed_20ft": 101.0}), ValueError, r"turbulence\['wind_speed_20ft'\]"),
     (dict(turbulence={"wind_speed_20ft": math.nan}), ValueError, "wind_speed_20ft"),
+    # sensors: every size bounded before anything is allocated
+    (dict(sensors={"gnss": {"preset": "default", "latency": 10**12}}), ValueError,
+     r'sensors\["gnss"\]\["latency"\]=1000000000000 samples .* more than the 100 allowed'),
+    (dict(sensors={"gnss": {"latency": 10**6}}), ValueError,  # every step at 500 Hz
+     r'sensors\["gnss"\]\["latency"\]=1000000 samples .*=500 Hz is more than the 5000'),
+    (dict(physics_hz=10**6, sensors={"gnss": {"latency": 100_001}}), ValueError,
+     r"more than the 100000 allowed"),
+    (dict(sensors={"lidar": {"channels": 2**11, "beams": 2**11, "vertical_fov_deg": 90.0}}),
+     ValueError, r'sensors\["lidar"\]\["channels"\] x .* more than MAX_RAYS'),
+    (dict(sensors={"depth": {"width": 10**9, "height": 10**9}}), ValueError,
+     r'sensors\["depth"\]\["width"\] x sensors\["depth"\]\["height"\] = '
+     r'1000000000000000000 pixels'),
+    (dict(sensors={"gnss": {"time_to_fix": 1e308}}), ValueError,
+     r'sensors\["gnss"\]\["time_to_fix"\] must be at most 3600'),
+    (dict(sensors={"imu": {"update_rate": True}}), TypeError,
+     r'sensors\["imu"\]\["update_rate"\] must be a positive integer'),
+    (dict(sensors={"imu": [("preset", "ideal")]}), TypeError,
+     r'sensors\["imu"\] must be a preset name'),
 ]
 
 
@@ -323,6 +342,27 @@ def test_a_huge_engine_is_refused_before_anything_is_allocated():
     assert engine_bytes(10**9, 1, 4) > memory_limit_bytes() or memory_limit_bytes() > 2**40
 
 
+def test_a_long_gnss_latency_on_many_worlds_is_refused_before_anything_is_allocated():
+    """The GNSS latency ring (latency + 1 slots per drone) is in the estimate: 10 s of
+    samples at 10 kHz (100 000, the most) on enough worlds to need twice the limit is
+    refused with the estimate in GiB, where the same engine without sensors fits."""
+    sensors = {"gnss": {"preset": "ideal", "latency": 100_000}}  # every step: 10 s
+    ring = (100_000 + 1) * 7 * 8  # bytes per drone
+    n_worlds = int(2 * memory_limit_bytes() / ring) + 1
+    assert engine_bytes(n_worlds, 1, 4) < 0.01 * memory_limit_bytes()
+    # checked first, so that a lost ring fails here rather than allocating twice the limit
+    assert engine_bytes(n_worlds, 1, 4, resolve_sensors(sensors, 10_000)) > \
+        1.9 * memory_limit_bytes()
+    tracemalloc.start()
+    with pytest.raises(ValueError, match=rf"n_worlds={n_worlds} x n_drones=1 \(4 rotors each, "
+                                         rf"with sensors \['gnss'\] of 5.34 MiB per drone\) "
+                                         rf"needs about [0-9.]+ GiB, more than the"):
+        BatchedAviary(n_worlds=n_worlds, physics_hz=10_000, sensors=sensors)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 32 * 2**20  # the layout measured on a drone or two, no world's arrays
+
+
 # ---------------------------------------------------------------------------- 3. memory
 def test_the_memory_estimate_covers_the_engine_and_its_calls():
     """Arrays, transient buffers and noise chunks stay under engine_bytes; the estimate is
@@ -352,6 +392,31 @@ def test_the_memory_estimate_covers_the_engine_and_its_calls():
     assert arrays + transient <= estimate
     assert construction <= estimate
     assert arrays > 0.7 * (estimate - NOISE_CHUNK_BYTES - allowance)
+
+
+def test_the_memory_estimate_covers_the_sensors_and_their_reading():
+    """A depth image and a LiDAR scan per drone, and a GNSS ring: the arrays and the copies
+    read_sensors returns stay under the estimate, which holds both."""
+    n_worlds, n_drones = 64, 2
+    sensors = {"depth": {"width": 64, "height": 48}, "lidar": "ideal",
+               "gnss": {"preset": "default", "latency": 100}}
+    tracemalloc.start()
+    sim = BatchedAviary(n_worlds=n_worlds, n_drones=n_drones, sensors=sensors)
+    arrays = sum(a.nbytes for a in (*sim._state, *sim.plant, sim.start_pos, sim.start_orn,
+                                    sim._aviary_state))
+    before = tracemalloc.get_traced_memory()[0]
+    tracemalloc.reset_peak()
+    readings = sim.read_sensors()
+    transient = tracemalloc.get_traced_memory()[1] - before
+    tracemalloc.stop()
+    rays = (64 * 48 + 64) * 8 * n_worlds * n_drones
+    assert readings["depth"]["depth"].nbytes + readings["lidar"]["ranges"].nbytes == rays
+    assert transient >= rays  # the copies
+    estimate = sim.family.memory_bytes(n_worlds, n_drones, sim.sensor_params)[0]
+    assert arrays + transient <= estimate
+    ring = 101 * 7 * 8 * n_worlds * n_drones
+    without_sensors = sim.family.memory_bytes(n_worlds, n_drones, None)[0]
+    assert estimate >= without_sensors + 2 * rays + ring
 
 
 def test_turbulence_noise_is_drawn_in_chunks_with_the_same_result(monkeypatch):

@@ -181,6 +181,13 @@ def test_every_vehicle_takes_sensors_and_a_drone_without_reads_nothing():
      r'drone_options\["sensors"\]\["baro"\]\["update_rate"\]=7 Hz must divide'),
     ({"gnss": {"preset": "nope"}}, ValueError, r'drone_options\["sensors"\]\["gnss"\]'),
     ("bmi088", TypeError, r'drone_options\["sensors"\] must be a dict'),
+    # the GNSS latency ring is bounded before it is allocated (was a MemoryError)
+    ({"gnss": {"preset": "default", "latency": 10**12}}, ValueError,
+     r'drone_options\["sensors"\]\["gnss"\]\["latency"\]=1000000000000 samples at '
+     r'drone_options\["sensors"\]\["gnss"\]\["update_rate"\]=10 Hz is more than the 100 '
+     r'allowed'),
+    ({"gnss": {"time_to_fix": 1e308}}, ValueError,
+     r'drone_options\["sensors"\]\["gnss"\]\["time_to_fix"\] must be at most 3600'),
 ])
 def test_bad_sensor_options_name_the_option(sensors, error, match):
     with pytest.raises(error, match=match):

@@ -300,8 +300,8 @@ def test_bad_depth_presets_and_names_name_the_option():
     with pytest.raises(ValueError, match=DEPTH + r" names an unknown preset 'kinect'; depth "
                                                r"presets are \['ideal', 'default'"):
         resolve_sensors({"depth": "kinect"}, 240)
-    with pytest.raises(ValueError, match=DEPTH + r" misses the parameters"):
-        resolve_sensors({"depth": {"width": 16}}, 240)
+    # a dict without a preset starts from the ideal one
+    assert resolve_sensors({"depth": {"width": 16}}, 240)["depth"].shape == (48, 16)
     with pytest.raises(ValueError, match=DEPTH + r'\["update_rate"\]=7 Hz must divide'):
         resolve_sensors({"depth": {"preset": "tiny", "update_rate": 7}}, 240)
     with pytest.raises(ValueError, match=r"sensors are \[.*'lidar', 'depth'\]"):

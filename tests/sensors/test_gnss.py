@@ -108,3 +108,28 @@ def test_push_and_pop_keep_a_ring():
     assert gnss.pop(ring, 1, pos, vel)
     assert pos.tolist() == [1.0, 2.0, 3.0] and vel.tolist() == [4.0, 5.0, 6.0]
     assert not gnss.pop(ring, 0, pos, vel) and pos.tolist() == [0.0] * 3
+
+
+@pytest.mark.parametrize(("physics_hz", "update_rate", "most"), [
+    (240, 10, 100), (240, None, 2400), (500, 1, 10), (10_000, None, 100_000),
+    (10**6, None, gnss.MAX_LATENCY_SAMPLES), (10**6, 20, 200)])
+def test_the_latency_is_bounded_to_ten_seconds_and_a_hundred_thousand_samples(
+        physics_hz, update_rate, most):
+    assert gnss.most_latency(update_rate or physics_hz) == most
+    config = {"preset": "ideal", "update_rate": update_rate}
+    params = resolve_sensor("gnss", {**config, "latency": most}, physics_hz)
+    assert params.latency == most
+    assert params.latency * params.dt <= gnss.MAX_LATENCY_SECONDS + 1e-12
+    assert gnss.zeros_ring(params.latency).nbytes <= (gnss.MAX_LATENCY_SAMPLES + 1) * 7 * 8
+    with pytest.raises(ValueError, match=rf'sensors\["gnss"\]\["latency"\]={most + 1} '
+                                         rf"samples .* more than the {most} allowed"):
+        resolve_sensor("gnss", {**config, "latency": most + 1}, physics_hz)
+
+
+def test_the_time_to_fix_is_bounded_and_its_bound_works():
+    params = resolve_sensor("gnss", {"preset": "ideal", "update_rate": 10,
+                                     "time_to_fix": gnss.MAX_TIME_TO_FIX}, 240)
+    assert params.coefficients[gnss.FIX_SAMPLES] == 36_000
+    with pytest.raises(ValueError, match=r'sensors\["gnss"\]\["time_to_fix"\] must be at '
+                                         r"most 3600 \[s\]"):
+        resolve_sensor("gnss", {"preset": "ideal", "time_to_fix": 3600.5}, 240)

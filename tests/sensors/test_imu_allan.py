@@ -17,7 +17,7 @@ from numba import njit
 
 from pyflyt_like.compiled.jit import compile_shared
 from pyflyt_like.compiled.rotations import cross, quat_to_matrix, transpose_times_vector
-from pyflyt_like.sensors import imu, noise, resolve_sensor
+from pyflyt_like.sensors import imu, load_kalibr_imu, noise, resolve_sensor
 from tests.extras import require_extra
 
 allantools = require_extra("test", "allantools")
@@ -128,3 +128,25 @@ def test_the_bias_random_walk_alone_rises_with_slope_one_half(preset, seed, samp
             assert deviation[0] == pytest.approx(walk * math.sqrt(10.0 / 3.0), rel=0.10)
             print(f"{preset} {sensor}[{axis}]: slope {slope:.3f}, ADEV(10 s) / "
                   f"K sqrt(10/3) {deviation[0] / (walk * math.sqrt(10.0 / 3.0)):.3f}")
+
+
+def test_an_imu_from_a_kalibr_file_has_its_noise_densities_at_one_second(tmp_path):
+    """Kalibr's example imu.yaml (ADIS16448: continuous-time densities, 200 Hz) read by
+    load_kalibr_imu: 20 min at its 200 Hz, ADEV(1 s) within 10 % of each noise density N
+    (its walk adds K^2 / 3, under 0.04 % of N^2 here; the model's sqrt(N^2 + K^2 / 3) too)."""
+    path = tmp_path / "imu.yaml"
+    path.write_text("accelerometer_noise_density: 0.006\naccelerometer_random_walk: 0.0002\n"
+                    "gyroscope_noise_density: 0.0004\ngyroscope_random_walk: 4.0e-06\n"
+                    "rostopic: /imu0\nupdate_rate: 200.0\n", encoding="utf-8")
+    rate = 200
+    record, params = static_record(load_kalibr_imu(path), rate, 20 * 60.0, seed=5)
+    assert params.update_rate == rate and params.gyroscope_noise_density == 0.0004
+    for sensor, columns in SENSORS:
+        density = getattr(params, f"{sensor}_noise_density")
+        walk = getattr(params, f"{sensor}_random_walk")
+        for axis in range(3):
+            taus, deviation = adev(record[:, columns][:, axis], rate, [1.0])
+            assert taus[0] == 1.0
+            assert deviation[0] == pytest.approx(density, rel=0.10), (sensor, axis)
+            assert deviation[0] == pytest.approx(math.hypot(density, walk / math.sqrt(3.0)),
+                                                 rel=0.10), (sensor, axis)

@@ -106,3 +106,8 @@ def test_input_checks():
         SensorSuite({"imu": "ideal"}, 240, gravity=math.nan)
     with pytest.raises(ValueError, match=r'sensors\["imu"\]\["update_rate"\]=7 Hz must divide'):
         SensorSuite({"imu": {"preset": "ideal", "update_rate": 7}}, 240)
+    # the GNSS ring is sized by the latency: bounded before it is allocated (a MemoryError
+    # of 50.9 TiB before)
+    with pytest.raises(ValueError, match=r'sensors\["gnss"\]\["latency"\]=1000000000000 '
+                                         r"samples .* more than the 100 allowed"):
+        SensorSuite({"gnss": {"preset": "default", "latency": 10**12}}, 240)

@@ -17,7 +17,7 @@ from pyflyt_like.physics.fixedwing_model import (
     FixedwingModel,
 )
 
-from ..memory import estimated_bytes, layout_bytes
+from ..memory import estimated_bytes, layout_bytes, sensors_read_added, sensors_text
 from ..options import BatchedAviaryOptions
 from . import pipeline
 from .arrays import zeros_fixedwing_plant, zeros_fixedwing_state
@@ -81,8 +81,9 @@ class FixedwingFamily:
         per_world, per_drone = layout_bytes(lambda drones: (
             *zeros_fixedwing_state(1, drones, n, SURFACE_COMMANDS + 1, sensors),
             *zeros_fixedwing_plant(1, drones, n)))
-        return (estimated_bytes(n_worlds, n_drones, per_world, per_drone),
-                f"fixed-wings of {n} surfaces")
+        return (sensors_read_added(estimated_bytes(n_worlds, n_drones, per_world, per_drone),
+                                   n_worlds, n_drones, sensors),
+                f"fixed-wings of {n} surfaces{sensors_text(sensors)}")
 
     def setpoint_size(self, mode: int) -> int:
         """Mode -1: the five surface commands and the throttle; else 4."""
