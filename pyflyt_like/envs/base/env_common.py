@@ -22,6 +22,7 @@ from pyflyt_like.core import Aviary
 from pyflyt_like.core.abstractions.camera import make_chase_camera
 
 from .rendering import DEFAULT_RENDER_RESOLUTION, check_render_mode, check_render_resolution
+from .task_options import check_duration, episode_steps
 from .vehicle_family import VehicleFamily
 
 FAILURE_PENALTY = -100.0  # reward of a step that crashes or leaves the dome (PyFlyt's)
@@ -40,8 +41,7 @@ class AviaryEnvCommon:
         self.sparse_reward = check_bool("sparse_reward", sparse_reward)
         self.render_mode = check_render_mode(render_mode)
         self.flight_dome_size = check_positive_float("flight_dome_size", flight_dome_size)
-        self.max_duration_seconds = check_positive_float("max_duration_seconds",
-                                                         max_duration_seconds)
+        self.max_duration_seconds = check_duration(max_duration_seconds)
         self.spawn_jitter = check_finite("spawn_jitter", spawn_jitter)
         if self.spawn_jitter < 0:
             raise ValueError(f"spawn_jitter must be a finite number >= 0, got {spawn_jitter!r}")
@@ -66,7 +66,7 @@ class AviaryEnvCommon:
         """Aviary steps per env step and the episode length in env steps for ``agent_hz``."""
         self.aviary_steps_per_action = check_agent_hz(agent_hz, control_hz)
         self.agent_hz = int(agent_hz)
-        self.max_steps = int(round(self.max_duration_seconds * self.agent_hz))
+        self.max_steps = episode_steps(self.max_duration_seconds, self.agent_hz)
         self.metadata = {**self.metadata, "render_fps": self.agent_hz}
 
     def warn_unused_render_resolution(self, render_resolution: object) -> None:

@@ -31,6 +31,30 @@ def check_twin_randomize(randomize: dict | None) -> None:
                          f"only; the PyBullet twin randomises {list(TWIN_RANDOMIZE_KEYS)}")
 
 
+def check_duration(value: object, name: str = "max_duration_seconds") -> float:
+    """Return an episode length [s] in (0, :data:`MAX_DURATION_SECONDS`] as a float: the one
+    bound of every env's ``max_duration_seconds`` (an hour at 10 kHz is 3.6e7 steps, so the
+    step count of :func:`episode_steps` is an int far inside int64; 1e308 s would overflow
+    it).
+
+    Raises:
+        TypeError: not a real number (a bool, a string).
+        ValueError: NaN, infinite, <= 0 or above the bound, naming ``name``.
+    """
+    duration = check_positive_float(name, value)
+    if duration > MAX_DURATION_SECONDS:
+        raise ValueError(f"{name} must be at most {MAX_DURATION_SECONDS:g} s (an hour), got "
+                         f"{duration!r}")
+    return duration
+
+
+def episode_steps(duration: float, agent_hz: int) -> int:
+    """Agent steps of an episode of ``duration`` [s] (checked by :func:`check_duration`) at
+    ``agent_hz`` [Hz]: rounded, at least one (a duration shorter than one agent step gives
+    one-step episodes)."""
+    return max(1, round(duration * agent_hz))
+
+
 def check_episode_options(max_duration_seconds: object, action_delay_steps: object,
                           observation_noise: object, seed: object) -> dict[str, Any]:
     """The checked values by name (``max_duration_seconds`` None stays None: the task's).
@@ -40,11 +64,7 @@ def check_episode_options(max_duration_seconds: object, action_delay_steps: obje
     """
     checked: dict[str, Any] = {"max_duration_seconds": None}
     if max_duration_seconds is not None:
-        duration = check_positive_float("max_duration_seconds", max_duration_seconds)
-        if duration > MAX_DURATION_SECONDS:
-            raise ValueError(f"max_duration_seconds must be at most {MAX_DURATION_SECONDS:g} s "
-                             f"(an hour), got {duration!r}")
-        checked["max_duration_seconds"] = duration
+        checked["max_duration_seconds"] = check_duration(max_duration_seconds)
     delay = check_int("action_delay_steps", action_delay_steps)
     if not 0 <= delay <= MAX_ACTION_DELAY_STEPS:
         raise ValueError(f"action_delay_steps must be an int in [0, {MAX_ACTION_DELAY_STEPS}] "

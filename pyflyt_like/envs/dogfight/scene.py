@@ -62,7 +62,8 @@ class MAFixedwingDogfightEnv(MAAviaryEnv):
     hits), ``dead``, ``team_win``; plus ``collision`` / ``out_of_bounds`` on failure.
 
     Args:
-        team_size: aircraft per team (default 2).
+        team_size: aircraft per team (default 2), at most
+            :data:`~.options.MAX_TEAM_SIZE` (128).
         assisted_flight: True: attitude hold (mode 1: roll, pitch, yaw rate, throttle);
             False: raw flight (mode 0, or -1 with ``flight_mode=-1``).
         flight_mode: None (follow ``assisted_flight``) or a mode consistent with it.
@@ -74,15 +75,16 @@ class MAFixedwingDogfightEnv(MAAviaryEnv):
             aimed at against damage dealt (see Reward).
         cooperativeness: in [0, 1]; the weight of teammates' hits in an agent's reward.
         flatten_observation: True, one Box per agent; False, a Dict (see Observation).
-        damage_per_hit: health removed per physics-step hit.
-        lethal_distance: range of the guns [m].
+        damage_per_hit: health removed per physics-step hit, in (0, 1].
+        lethal_distance: range of the guns [m], in (0, 2 * flight_dome_size].
         lethal_angle_radians: half-angle of the lethal cone [rad], in (0, pi/2).
         drone_options: extra Fixedwing options, merged over ``{"drone_model": "acrowing"}``.
         angle_representation: see :class:`~pyflyt_like.envs.base.ma_aviary_env.MAAviaryEnv`.
         sparse_reward: see :class:`~pyflyt_like.envs.base.ma_aviary_env.MAAviaryEnv`.
         agent_hz: decisions per second (default 30).
-        max_duration_seconds: episode length [s] (default 60).
-        flight_dome_size: radius of the allowed sphere about the origin [m] (default 800).
+        max_duration_seconds: episode length [s] (default 60), in (0, 3600].
+        flight_dome_size: radius of the allowed sphere about the origin [m] (default 800),
+            at most :data:`~.options.MAX_DOME_SIZE` (100 km).
         render_mode: see :class:`~pyflyt_like.envs.base.ma_aviary_env.MAAviaryEnv`.
         render_resolution: see :class:`~pyflyt_like.envs.base.ma_aviary_env.MAAviaryEnv`.
     """

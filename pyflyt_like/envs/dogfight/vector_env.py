@@ -17,6 +17,7 @@ from pyflyt_like.common.rates import DEFAULT_PHYSICS_HZ
 from pyflyt_like.common.validation import as_float_array, check_agent_hz, check_positive_int
 
 from ..base.fused_vector_env import FusedVectorEnv
+from ..base.task_memory import check_task_memory, engine_family, num_envs_text
 from ..base.vector_seeding import checked_vector_seed, seed_vector_env
 from ..base.vehicle_actions import fixedwing_action_mapping
 from . import kernels
@@ -25,6 +26,9 @@ from .options import dogfight_options, observation_bounds
 PHYSICS_HZ = DEFAULT_PHYSICS_HZ  # the PettingZoo scene's (the Aviary's default)
 OPPONENTS = ("self", "scripted")
 DRONE_MODELS = ("acrowing", "fixedwing")
+#: Observations per env that a step with an opponent builds for a moment (its inputs and
+#: the scripted pilot's temporaries), in the memory estimate.
+OPPONENT_OBSERVATIONS = 3
 
 
 class DogfightVectorEnv(FusedVectorEnv):
@@ -60,7 +64,10 @@ class DogfightVectorEnv(FusedVectorEnv):
     its motor off instead of being frozen; each world draws its spawn from its own stream.
 
     Args:
-        num_envs: W * 2 * team_size (self-play) or W * team_size.
+        num_envs: W * 2 * team_size (self-play) or W * team_size; the env's arrays (its
+            observations and spaces grow with num_envs x team_size) and the engine's must
+            fit in half this machine's memory together, else a ValueError gives the
+            estimate before anything is allocated.
         opponent: "self", "scripted" or a callable (see above).
         drone_model: "acrowing" (the scene's) or "fixedwing".
         seed: seed of the first reset if ``reset`` gets none.
@@ -95,6 +102,7 @@ class DogfightVectorEnv(FusedVectorEnv):
             raise ValueError(f"num_envs must be a multiple of {learners} (the learning "
                              f"aircraft per world with opponent={opponent!r} and "
                              f"team_size={options.team_size}), got {num_envs}")
+        self._seed = checked_vector_seed(seed, num_envs)
         self.num_envs, self.n_worlds = num_envs, num_envs // learners
         self._learners = learners
         for name in ("team_size", "flight_mode", "angle_representation", "flight_dome_size",
@@ -104,16 +112,32 @@ class DogfightVectorEnv(FusedVectorEnv):
         self.flatten_observation = True
         self.team = options.team
 
-        self.sim = BatchedAviary(n_worlds=self.n_worlds, n_drones=n, drone_model=drone_model,
-                                 mode=options.flight_mode, physics_hz=PHYSICS_HZ)
-        control_hz = self.sim.family.control_hz
+        engine = dict(drone_model=drone_model, mode=options.flight_mode, physics_hz=PHYSICS_HZ)
+        family = engine_family(**engine)  # the model, checked: the spaces need it
+        aviary_steps = check_agent_hz(options.agent_hz, family.control_hz)
         mapping = fixedwing_action_mapping(options.flight_mode)
         k = self.action_size = mapping.size
-        travel = np.abs(self.sim.family.model.surfaces.travel)
+        travel = np.abs(family.model.surfaces.travel)
         low, high = observation_bounds(options, mapping.space.low, mapping.space.high,
                                        np.append(-travel, 0.0), np.append(travel, 1.0))
         self.single_observation_space = spaces.Box(low, high, dtype=np.float64)
         self.single_action_space = mapping.space
+        # the env's arrays (observations and pair tables grow with the square of the
+        # aircraft per world; the batched spaces hold two bounds per entry) and the
+        # engine's, before either exists
+        w, aux_size = self.n_worlds, travel.shape[0] + 1
+        what, hint = num_envs_text(num_envs, more="a smaller team_size")
+        # an opponent gets team 1's observations (one per env), which PursuitPilot copies
+        # and works on: measured 2.1-2.4 observations per env beyond the step's own
+        opponent_bytes = 0 if self.self_play else OPPONENT_OBSERVATIONS * 8 * low.shape[0]
+        #: The estimated peak memory [bytes] of the env and its engine.
+        self.memory_estimate = check_task_memory(
+            f"{what} ({w} worlds of {n} aircraft)", hint, family, num_envs=num_envs,
+            n_worlds=w, n_drones=n,
+            world_arrays=lambda m: kernels.zeros_arrays(m, n, k, aux_size),
+            observation_space=self.single_observation_space,
+            action_space=self.single_action_space, transient_per_env=opponent_bytes)
+        self.sim = BatchedAviary(n_worlds=w, n_drones=n, **engine)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
         self.metadata = {**self.metadata, "render_fps": options.agent_hz}
@@ -124,8 +148,7 @@ class DogfightVectorEnv(FusedVectorEnv):
             damage_per_hit=options.damage_per_hit, aggressiveness=options.aggressiveness,
             cooperativeness=options.cooperativeness, sparse=options.sparse_reward,
             dome_size=options.flight_dome_size, max_steps=options.max_steps(),
-            aviary_steps=check_agent_hz(options.agent_hz, control_hz),
-            physics_steps=PHYSICS_HZ // control_hz,
+            aviary_steps=aviary_steps, physics_steps=PHYSICS_HZ // family.control_hz,
             action_low=mapping.space.low.copy(), action_high=mapping.space.high.copy(),
             setpoint_offset=mapping.to_setpoint(np.zeros(k)),
             setpoint_scale=mapping.to_setpoint(np.ones(k)) - mapping.to_setpoint(np.zeros(k)),
@@ -133,16 +156,14 @@ class DogfightVectorEnv(FusedVectorEnv):
             use_quaternion=options.angle_representation == "quaternion",
             radius_low=options.spawn_radius_range[0], radius_high=options.spawn_radius_range[1],
             height_low=options.spawn_height_range[0], height_high=options.spawn_height_range[1],
-            start_velocity=np.tile(self.sim.family.model.starting_velocity, (n, 1)))
-        self.task = kernels.zeros_arrays(self.n_worlds, n, k, travel.shape[0] + 1)
-        w = self.n_worlds
+            start_velocity=np.tile(family.model.starting_velocity, (n, 1)))
+        self.task = kernels.zeros_arrays(w, n, k, aux_size)
         self._actions = np.zeros((w, n, k))
         self._observation = np.zeros((w, n, low.shape[0]))
         self._reward = np.zeros((w, n))
         self._env_mask = np.ones(num_envs, bool)
         self._bind_kernel(kernels.dogfight_rows, self.task, self.params,
                           self.params.aviary_steps * self.params.physics_steps)
-        self._seed = checked_vector_seed(seed, num_envs)
         self._started = False
         if opponent == "scripted":
             from .pursuit_pilot import PursuitPilot  # numpy only; loaded here

@@ -20,7 +20,7 @@ from pyflyt_like.common.validation import (
     check_positive_int,
 )
 
-from ..base.task_options import check_episode_options
+from ..base.task_options import check_episode_options, episode_steps
 
 DRONE_MODELS = ("acrowing", "fixedwing")
 FLIGHT_MODES = (-1, 0, 1)  # surfaces + thrust; roll, pitch, yaw commands + thrust; attitude
@@ -97,7 +97,7 @@ class ReachOptions:
     @property
     def max_steps(self) -> int:
         """Agent steps per episode."""
-        return max(1, round(self.max_duration_seconds * self.agent_hz))
+        return episode_steps(self.max_duration_seconds, self.agent_hz)
 
     @property
     def aviary_steps(self) -> int:

@@ -15,6 +15,7 @@ from pyflyt_like.batch.world_random import world_streams
 from pyflyt_like.common.validation import as_float_array, check_positive_int
 
 from ..base.fused_vector_env import FusedVectorEnv
+from ..base.task_memory import check_task_memory, engine_family, num_envs_text
 from ..base.vector_seeding import checked_vector_seed, seed_vector_env
 from ..base.vehicle_actions import fixedwing_action_mapping
 from . import kernels
@@ -86,7 +87,10 @@ class FixedwingReachVectorEnv(FusedVectorEnv):
     given.
 
     Args:
-        num_envs: number of worlds, a positive int.
+        num_envs: number of worlds, a positive int; the env's arrays (with the ring of
+            ``action_delay_steps`` pending actions) and the engine's must fit in half this
+            machine's memory together, else a ValueError gives the estimate before anything
+            is allocated.
         seed: seed of the first reset if ``reset`` gets none.
         render_mode: None (the env does not render).
         **options: :class:`~.options.ReachOptions` (drone_model, flight_mode, agent_hz,
@@ -107,19 +111,27 @@ class FixedwingReachVectorEnv(FusedVectorEnv):
         self.render_mode = None
         self.num_envs = check_positive_int("num_envs", num_envs)
         options = self.options = reach_options({**options, "seed": seed})
-        self.sim = BatchedAviary(n_worlds=self.num_envs, n_drones=1,
-                                 drone_model=options.drone_model, mode=options.flight_mode,
-                                 physics_hz=options.physics_hz, randomize=options.randomize)
-        model = self.sim.family.model
+        engine = dict(drone_model=options.drone_model, mode=options.flight_mode,
+                      physics_hz=options.physics_hz, randomize=options.randomize)
+        family = engine_family(**engine)  # the model, checked: the spaces need it
+        model = family.model
         self.params, self.single_observation_space, self.single_action_space = \
             task_parameters(options, model.surfaces.travel, model.starting_velocity)
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self.metadata = {**self.metadata, "render_fps": options.agent_hz}
         w, k = self.num_envs, self.single_action_space.shape[0]
         size = self.single_observation_space.shape[0]
-        self.task = kernels.zeros_arrays(w, k, model.surfaces.travel.shape[0] + 1, size,
-                                         options.action_delay_steps)
+        aux_size, delay = model.surfaces.travel.shape[0] + 1, options.action_delay_steps
+        # the env's arrays (the delay ring above all) and the engine's, before either exists
+        #: The estimated peak memory [bytes] of the env and its engine.
+        self.memory_estimate = check_task_memory(
+            *num_envs_text(w, delay), family, num_envs=w, n_worlds=w, n_drones=1,
+            world_arrays=lambda n: kernels.zeros_arrays(n, k, aux_size, size, delay),
+            observation_space=self.single_observation_space,
+            action_space=self.single_action_space)
+        self.sim = BatchedAviary(n_worlds=w, n_drones=1, **engine)
+        self.observation_space = batch_space(self.single_observation_space, w)
+        self.action_space = batch_space(self.single_action_space, w)
+        self.metadata = {**self.metadata, "render_fps": options.agent_hz}
+        self.task = kernels.zeros_arrays(w, k, aux_size, size, delay)
         self._actions = np.zeros((w, k))
         self._observation = np.zeros((w, size))
         self._reward = np.zeros(w)

@@ -26,12 +26,12 @@ from pyflyt_like.rules import multirotor_tasks as rules
 from pyflyt_like.rules import navigate
 
 from ..base.sensor_observation import sensor_bounds
+from ..base.task_options import episode_steps
 from .actions import hover_centred_scaling
 from .kernels import TaskParams
 from .navigate_world import navigate_settings
 from .options import TaskOptions
 
-STATE_SIZE = 9 + 3 + 3  # rotation matrix, velocity, body rates
 MAX_RELATIVE = 10.0  # m
 MAX_SPEED = 30.0  # m/s
 MAX_RATE = 50.0  # rad/s
@@ -74,7 +74,7 @@ def task_parameters(task: int, options: TaskOptions, model: MultirotorModel,
                 else rules.DURATIONS[task])
     params = TaskParams(
         task=task, mode=options.flight_mode,
-        max_steps=max(1, round(duration * options.agent_hz)),
+        max_steps=episode_steps(duration, options.agent_hz),
         physics_steps=options.physics_steps_per_action, agent_period=1.0 / options.agent_hz,
         action_low=-np.ones(k), action_high=np.ones(k), setpoint_centre=scaling.centre,
         setpoint_below=scaling.below, setpoint_above=scaling.above,
@@ -117,18 +117,3 @@ def task_infos(task_name: str, arrays) -> dict[str, np.ndarray]:
               "goal_reached": arrays.reached}
     return {key: source[key] for key in INFO_KEYS[task_name]}
 
-
-def estimated_bytes(n_worlds: int, feature_size: int, action_size: int,
-                    options: TaskOptions) -> float:
-    """The env layer's memory [bytes] over ``n_worlds`` (the engine's not included): the
-    float32 observation and the copy each call returns, the noise draws, the ring of
-    pending actions ((delay + 1, W, k) float64), the last action, the actions' copy and the
-    task's per-world arrays (targets, curves, draws, counters)."""
-    params = options.sensor_params
-    sensed = (sensor_bounds(params, MAX_RATE, MAX_SPEED, MAX_RELATIVE)[0].shape[0]
-              if options.observation == "sensors" else STATE_SIZE)
-    observation_size = feature_size + sensed + action_size
-    per_world = (4 * 2 * observation_size + 8 * observation_size
-                 + 8 * action_size * (options.action_delay_steps + 3)
-                 + 8 * (3 + 9 + rules.START_DRAWS + 6 + 12))
-    return float(n_worlds) * per_world

@@ -10,21 +10,19 @@ from gymnasium.vector.utils import batch_space
 
 from pyflyt_like.batch import BatchedAviary
 from pyflyt_like.batch.arrays import WORLD_FIELDS
-from pyflyt_like.batch.memory import engine_bytes
 from pyflyt_like.batch.sensors import sensing_switches
 from pyflyt_like.batch.world_random import world_streams
-from pyflyt_like.common.multirotor_model import load_multirotor_model
-from pyflyt_like.common.validation import check_memory, check_positive_int
-from pyflyt_like.rules import multirotor_tasks as rules
+from pyflyt_like.common.validation import check_positive_int
 
 from ..base.fused_vector_env import FusedVectorEnv
 from ..base.rendering import DEFAULT_RENDER_RESOLUTION, check_render_resolution
+from ..base.task_memory import check_task_memory, engine_family, num_envs_text
 from ..base.vector_seeding import checked_vector_seed, seed_vector_env
 from . import kernels
-from .actions import action_size, check_actions
+from .actions import check_actions
 from .navigate_world import navigate_pool, navigate_settings, with_navigate_lidar
-from .options import TaskOptions, task_options
-from .parameters import estimated_bytes, task_infos, task_number, task_parameters
+from .options import task_options
+from .parameters import task_infos, task_number, task_parameters
 
 RESET_OPTIONS = ("reset_mask",)
 """The keys ``reset(options=...)`` accepts."""
@@ -74,23 +72,30 @@ class MultirotorVectorEnv(FusedVectorEnv):
         options = self.options = with_navigate_lidar(number,
                                                      task_options({**options, "seed": seed}))
         self.navigate = navigate_settings(number, options)
-        _check_env_memory(self.num_envs, rules.FEATURE_SIZES[number], options)
         # the controllers run at the physics rate (unless the YAML's mode_hz says
         # otherwise), as in the PyBullet twin
-        self.sim = BatchedAviary(n_worlds=self.num_envs, n_drones=1,
-                                 drone_model=options.drone_model, mode=options.flight_mode,
-                                 physics_hz=options.physics_hz, control_hz=options.physics_hz,
-                                 randomize=options.randomize, sensors=options.sensors,
-                                 world=navigate_pool(self.navigate) if self.navigate else None)
+        engine = dict(drone_model=options.drone_model, mode=options.flight_mode,
+                      physics_hz=options.physics_hz, control_hz=options.physics_hz,
+                      randomize=options.randomize, sensors=options.sensors)
+        family = engine_family(**engine)  # the model, checked: the spaces need it
         self.params, self.single_observation_space, self.single_action_space = \
-            task_parameters(number, options, self.sim.model, self.sim.gravity)
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
+            task_parameters(number, options, family.model, family.options.gravity)
+        w, k = self.num_envs, self.single_action_space.shape[0]
+        size, delay = self.single_observation_space.shape[0], options.action_delay_steps
+        # the env's arrays (the delay ring above all) and the engine's, before either exists
+        #: The estimated peak memory [bytes] of the env and its engine.
+        self.memory_estimate = check_task_memory(
+            *num_envs_text(w, delay), family, num_envs=w, n_worlds=w, n_drones=1,
+            world_arrays=lambda n: kernels.zeros_arrays(n, k, size, delay),
+            observation_space=self.single_observation_space,
+            action_space=self.single_action_space)
+        self.sim = BatchedAviary(n_worlds=w, n_drones=1, **engine,
+                                 world=navigate_pool(self.navigate) if self.navigate else None)
+        self.observation_space = batch_space(self.single_observation_space, w)
+        self.action_space = batch_space(self.single_action_space, w)
         self._action_shape = self.action_space.shape
         self.metadata = {**self.metadata, "render_fps": options.agent_hz}
-        w, k = self.num_envs, self._action_shape[1]
-        size = self.single_observation_space.shape[0]
-        self.task = kernels.zeros_arrays(w, k, size, options.action_delay_steps)
+        self.task = kernels.zeros_arrays(w, k, size, delay)
         self._infos = task_infos(task, self.task)
         self._observation = np.zeros((w, size), np.float32)
         self._reward = np.zeros(w)
@@ -236,14 +241,3 @@ class MultirotorVectorEnv(FusedVectorEnv):
             self._view.close()
             self._view = None
 
-
-def _check_env_memory(num_envs: int, feature_size: int, options: TaskOptions) -> None:
-    """Refuse ``num_envs`` whose arrays (the env's and its engine's together) would not
-    fit, before any is allocated."""
-    n_rotors = load_multirotor_model(options.drone_model).n_rotors
-    k = action_size(options.flight_mode, n_rotors)
-    delay = options.action_delay_steps
-    check_memory(f"num_envs={num_envs}" + (f" with action_delay_steps={delay}" if delay else ""),
-                 estimated_bytes(num_envs, feature_size, k, options)
-                 + engine_bytes(num_envs, 1, n_rotors, options.sensor_params),
-                 hint="use fewer envs" + (" or a shorter delay" if delay else ""))

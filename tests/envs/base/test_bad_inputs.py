@@ -84,6 +84,28 @@ def test_a_quadx_dome_too_small_for_targets_is_reported_as_flight_dome_size():
         make("QuadX-Waypoints", flight_dome_size=0.8)
 
 
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("value, error, match", [
+    (1e308, ValueError, r"max_duration_seconds must be at most 3600 s"),  # overflowed
+    (3600.5, ValueError, "max_duration_seconds"), (np.inf, ValueError, "max_duration_seconds"),
+    (np.nan, ValueError, "max_duration_seconds"), (0.0, ValueError, "max_duration_seconds"),
+    (-1.0, ValueError, "max_duration_seconds"), (True, TypeError, "max_duration_seconds"),
+    ("5", TypeError, "max_duration_seconds")])
+def test_bad_max_duration_seconds_raises_naming_it(name, value, error, match):
+    with pytest.raises(error, match=match):
+        make(name, max_duration_seconds=value)
+
+
+def test_the_longest_and_a_tiny_duration_are_accepted():
+    env = make("QuadX-Hover", max_duration_seconds=3600)
+    assert env.unwrapped.max_steps == 3600 * env.unwrapped.agent_hz
+    env.close()
+    env = make("QuadX-Hover", max_duration_seconds=1e-300)  # one-step episodes
+    env.reset(seed=0)
+    assert env.step(env.action_space.sample())[3]
+    env.close()
+
+
 @pytest.mark.parametrize("value, error", [("0.5", TypeError), (True, TypeError),
                                           (-0.1, ValueError), (np.inf, ValueError)])
 def test_bad_spawn_jitter_raises_naming_it(value, error):
