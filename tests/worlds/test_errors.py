@@ -19,11 +19,13 @@ from pyflyt_like.worlds import (
     Cylinder,
     Forest,
     Rooms,
+    Sphere,
     World,
     clutter,
     forest,
     load_spec,
     load_world,
+    pack_layouts,
 )
 
 TRUNK = Cylinder(0.0, 0.0, 0.2, 3.0)
@@ -60,6 +62,16 @@ SLAB = World([Box((0.0, 0.0, 1.0), (400.0, 400.0, 1.0))])
      r"Forest\.density=0\.1 trees/m\^2 over extent=1000 m \(clearing 2 m\) expects 1e\+05 "
      r"trees, more than the 98120 whose Poisson draw stays within MAX_PRIMITIVES=100000"),
     (lambda: Forest(1e308), ValueError, "expects inf trees"),
+    # a primitive's coordinates and sizes: finite was not enough for the engines' grids
+    (lambda: Cylinder(1e308, 0.0, 1.0, 1.0), ValueError,
+     r"Cylinder\.x must be within 1e\+06 m in absolute value \(MAX_COORDINATE\), got 1e\+308"),
+    (lambda: Box((0.0, 0.0, 1.0), (1e308, 1.0, 1.0)), ValueError,
+     r"Box\.half_extents must be within 1e\+06 m"),
+    (lambda: Sphere((0.0, -2e6, 1.0), 1.0), ValueError, r"Sphere\.center must be within"),
+    (lambda: Sphere((0.0, 0.0, 1.0), 2e6), ValueError, r"Sphere\.radius must be within"),
+    (lambda: load_world({"primitives": [{"cylinder": {"x": 0, "y": 0, "radius": 1e300,
+                                                      "height": 1}}]}), ValueError,
+     r"primitives\[0\]: Cylinder\.radius must be within 1e\+06 m"),
     (lambda: Clutter(kinds=["box"] * 10**7), ValueError,
      r"Clutter\.kinds must name each kind at most once, got 10000000 kinds"),
 ])
@@ -98,6 +110,15 @@ def test_every_numeric_field_refuses_bad_values_naming_itself(generator, field, 
         generator(**fields)
     fields[field] = _FIELDS[generator][field]
     generator(**fields).generate(0)  # the valid fields make a world
+
+
+def test_primitives_at_the_coordinate_bound_pack_into_a_finite_grid():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow in the grid's spans
+        pool = pack_layouts([World([Box((0.0, 0.0, 1.0), (1e6, 1e6, 1e6)),
+                                    Cylinder(1e6, -1e6, 1e6, 1e6),
+                                    Sphere((-1e6, 1e6, 1e6), 1e6)])])
+    assert math.isfinite(pool.cell_size) and pool.cells.min() >= 1
 
 
 def test_a_forest_too_dense_for_its_trunks_ends_at_its_placement_budget(monkeypatch):
