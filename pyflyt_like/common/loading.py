@@ -75,11 +75,17 @@ def read_yaml(path: str | Path) -> Any:
             themselves; a value PyYAML cannot build (an impossible date, an integer of
             thousands of digits).
     """
+    # Read in pieces up to the bound: a device never ends, and read(MAX_YAML_BYTES + 1)
+    # would take the whole 32 MiB at once, for a file of a few kB.
+    pieces, size = [], 0
     with open(path, "rb") as handle:
-        raw = handle.read(MAX_YAML_BYTES + 1)  # a bounded read: a device never ends
-    if len(raw) > MAX_YAML_BYTES:
-        raise ValueError(f"{path} is larger than the MAX_YAML_BYTES={MAX_YAML_BYTES:,} bytes "
-                         "a YAML file may have")
+        while piece := handle.read(1 << 16):
+            size += len(piece)
+            if size > MAX_YAML_BYTES:
+                raise ValueError(f"{path} is larger than the MAX_YAML_BYTES={MAX_YAML_BYTES:,} "
+                                 "bytes a YAML file may have")
+            pieces.append(piece)
+    raw = b"".join(pieces)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
