@@ -382,3 +382,22 @@ def reject_unknown_keys(name: str, mapping: Mapping, allowed: Iterable[object],
     if unknown:
         raise ValueError(f"{name} has unknown {noun} {names_text(unknown)}; "
                          f"{allowed_text or f'{noun} are {allowed}'}")
+
+
+#: The kinds :func:`prefixed_error` keeps, most specific first.
+_PREFIXED_KINDS = (FileNotFoundError, PermissionError, TypeError, ValueError)
+
+
+def prefixed_error(prefix: str, error: BaseException) -> Exception:
+    """A new error saying ``"{prefix}: {error}"``, of ``error``'s kind: for an option that
+    hands its value to a check and names itself in what it re-raises (``raise
+    prefixed_error("world", error) from None``).
+
+    The kind is the first of ``FileNotFoundError``, ``PermissionError``, ``TypeError`` and
+    ``ValueError`` that ``error`` is an instance of (else ``ValueError``), never
+    ``type(error)`` itself: a subclass's constructor may take other arguments
+    (``UnicodeDecodeError`` takes five), and calling it would replace the message with a
+    ``TypeError`` about the constructor.
+    """
+    kind = next((k for k in _PREFIXED_KINDS if isinstance(error, k)), ValueError)
+    return kind(f"{prefix}: {error}")

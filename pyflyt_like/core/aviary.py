@@ -289,16 +289,16 @@ class Aviary(bullet_client.BulletClient):
 
         Raises:
             TypeError, ValueError, FileNotFoundError: a bad ``spec`` (named); a world that
-                traps a drone's start (``start_pos[i]`` named); more primitives in all than
-                ``MAX_PRIMITIVES``.
+                traps a drone's start (``start_pos[i]`` named; for a generator, in each of
+                ``WORLD_DRAWS`` draws); more primitives in all than ``MAX_PRIMITIVES``. A
+                refused call changes nothing: :attr:`world`, :attr:`world_body_ids`, the
+                resets to come and ``np_random`` are as before it.
         """
         spec = check_world_spec("spec", spec)
         if spec is None:
             raise TypeError("spec must be a World, a Forest, Rooms or Clutter generator, or a "
                             "world file, got None")
-        part = self._worlds.add(spec, "spec")
-        if part.drawn:
-            self._worlds.draw(part)
+        part = self._worlds.add(spec, "spec", draw=True)  # refused: nothing changed
         self.register_all_new_bodies()  # after which a live part's bodies have new ids
         return list(part.body_ids)
 

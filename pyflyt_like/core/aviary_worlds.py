@@ -90,13 +90,17 @@ class AviaryWorlds:
         """The parts drawn anew at every reset (:attr:`WorldPart.live`)."""
         return [p for p in self.parts if p.live]
 
-    def add(self, spec: WorldSpec, name: str) -> WorldPart:
+    def add(self, spec: WorldSpec, name: str, draw: bool = False) -> WorldPart:
         """Keep ``spec`` as a world part; spawn it now if it is a World (its start rule
-        checked), else leave its drawing to the caller (:meth:`draw`).
+        checked), or a generator's layout if ``draw`` (:meth:`draw`), else leave its
+        drawing to the caller.
+
+        A refused world changes nothing: no part is kept, no body stays, and ``np_random``
+        is put back as it was (so the next resets draw what they would have drawn).
 
         Raises:
-            ValueError: the World traps a drone's start, or the union would pass
-                ``MAX_PRIMITIVES`` (both messages name ``name``).
+            ValueError: the World, or every draw of the generator, traps a drone's start,
+                or the union would pass ``MAX_PRIMITIVES`` (the messages name ``name``).
         """
         part = WorldPart(spec, redraw=self._aviary.world_redraw)
         if isinstance(spec, World):
@@ -107,6 +111,17 @@ class AviaryWorlds:
             part.world = spec
             part.body_ids = self.shapes.spawn(spec)
         self.parts.append(part)
+        if draw and part.drawn:
+            random_state = self._aviary.np_random.bit_generator.state
+            try:
+                self.draw(part)
+            except BaseException:
+                # A part kept after a refusal would be drawn again at every reset, which
+                # would raise again: the aviary would be lost.
+                self.parts.remove(part)
+                self.take_out([part])
+                self._aviary.np_random.bit_generator.state = random_state
+                raise
         self._update()
         return part
 

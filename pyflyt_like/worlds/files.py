@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import reprlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -29,8 +30,8 @@ from typing import Any
 import yaml
 
 from pyflyt_like.common.atomic_files import check_file_destination, write_atomically
-from pyflyt_like.common.loading import MODELS_DIR
-from pyflyt_like.common.validation import check_seed, reject_unknown_keys
+from pyflyt_like.common.loading import MODELS_DIR, read_yaml
+from pyflyt_like.common.validation import check_seed, prefixed_error, reject_unknown_keys
 
 from .clutter import Clutter
 from .forest import Forest
@@ -73,7 +74,7 @@ def load_spec(source: str | os.PathLike | Mapping) -> tuple[World | Generator, i
     try:
         return _parse(data)
     except (TypeError, ValueError) as error:
-        raise type(error)(f"{where}: {error}") from None
+        raise prefixed_error(where, error) from None
 
 
 def load_world(source: str | os.PathLike | Mapping,
@@ -145,15 +146,16 @@ def _read(source: object) -> tuple[Any, str]:
     path = Path(source)
     if not path.is_file():
         raise FileNotFoundError(f"world file {path} not found")
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return yaml.safe_load(handle), str(path)
-    except yaml.YAMLError as error:
-        raise ValueError(f"{path} is not valid YAML: {error}") from None
+    return read_yaml(path), str(path)  # a binary file or an alias bomb: a ValueError
 
 
 def _is_path(text: str) -> bool:
     return "/" in text or os.sep in text or text.lower().endswith((".yaml", ".yml"))
+
+
+def _short(value: object) -> str:
+    """``value`` for a message, abbreviated: a file's content may be megabytes."""
+    return reprlib.repr(value)
 
 
 def _name(source: object) -> str:
@@ -180,7 +182,7 @@ def _parse(data: object) -> tuple[World | Generator, int | None]:
     if fields is None:
         fields = {}  # `rooms:` alone: every default
     if not isinstance(fields, Mapping):
-        raise TypeError(f"{form} must be a mapping of its fields, got {fields!r}")
+        raise TypeError(f"{form} must be a mapping of its fields, got {_short(fields)}")
     generator = GENERATORS[form]
     _check_fields(form, fields, generator)
     return generator(**fields), check_seed("seed", seed)
@@ -210,17 +212,19 @@ def _primitives(entries: object) -> list:
         if not isinstance(entry, Mapping) or len(entry) != 1:
             raise ValueError(f"{name} must be a mapping of one kind {list(PRIMITIVES)} to its "
                              f"fields, e.g. {{cylinder: {{x: 1, y: 2, radius: 0.2, height: "
-                             f"5}}}}, got {entry!r}")
+                             f"5}}}}, got {_short(entry)}")
         (kind, fields), = entry.items()
         if kind not in PRIMITIVES:
-            raise ValueError(f"{name} has unknown kind {kind!r}; kinds are {list(PRIMITIVES)}")
+            raise ValueError(f"{name} has unknown kind {_short(kind)}; kinds are "
+                             f"{list(PRIMITIVES)}")
         if not isinstance(fields, Mapping):
-            raise TypeError(f"{name}.{kind} must be a mapping of its fields, got {fields!r}")
+            raise TypeError(f"{name}.{kind} must be a mapping of its fields, got "
+                            f"{_short(fields)}")
         _check_fields(f"{name}.{kind}", fields, PRIMITIVES[kind])
         try:
             primitives.append(PRIMITIVES[kind](**fields))
         except (TypeError, ValueError) as error:
-            raise type(error)(f"{name}: {error}") from None
+            raise prefixed_error(name, error) from None
     return primitives
 
 

@@ -10,18 +10,26 @@ from typing import Any
 
 import numpy as np
 
-from pyflyt_like.common.validation import (
-    check_non_negative_float,
-    check_positive_float,
-    check_positive_int,
-)
+from pyflyt_like.common.validation import check_non_negative_float, check_positive_int
 
 from .primitives import Cylinder
-from .sampling import as_generator, as_pair, circle_in_square_area, range_field, to_dict
+from .sampling import (
+    MAX_PLACEMENT_TRIES,
+    as_generator,
+    as_pair,
+    check_length,
+    circle_in_square_area,
+    range_field,
+    to_dict,
+)
 from .world import MAX_PRIMITIVES, World
 
 #: The most placement attempts :attr:`Forest.max_tries` may ask for per tree.
 MAX_TRIES = 10_000
+#: The most trees a forest may expect (:attr:`Forest.expected_trees`): ``n`` with
+#: ``n + 6 sqrt(n) = MAX_PRIMITIVES``, so that its Poisson draw passes MAX_PRIMITIVES with a
+#: chance below 1e-9 (a forest that expected 99 999 trees failed at half its seeds).
+MAX_EXPECTED_TREES = int((math.sqrt(9.0 + MAX_PRIMITIVES) - 3.0) ** 2)
 
 
 @dataclass(frozen=True)
@@ -32,17 +40,21 @@ class Forest:
     Args:
         density: >= 0 [trees/m^2] the mean number of trees per square metre of the square
             outside the clearing.
-        radius: (min, max) [m] > 0 trunk radii, uniform; a single number for one radius.
-        height: [m] > 0 tree height, or a (min, max) pair drawn uniformly.
-        extent: > 0 [m] the side of the square, from ``-extent/2`` to ``extent/2`` in x and y.
+        radius: (min, max) [m] trunk radii, uniform; a single number for one radius.
+        height: [m] tree height, or a (min, max) pair drawn uniformly.
+        extent: [m] the side of the square, from ``-extent/2`` to ``extent/2`` in x and y.
         clearing: >= 0 [m] the radius of the disc around the origin that no trunk enters.
         min_gap: >= 0 [m] the least free space between two trunks (0: they may touch).
-        max_tries: > 0 the placement attempts per tree (see :meth:`generate`).
+        max_tries: in [1, 10 000] the placement attempts per tree (see :meth:`generate`).
+
+    Lengths lie in [:data:`~.sampling.MIN_SIZE`, :data:`~.sampling.MAX_LENGTH`] = [1 mm,
+    100 km] (clearing and min_gap from 0).
 
     Raises:
-        TypeError, ValueError: naming the field: a negative density or size, min > max, a
-            negative clearing, ``extent <= 0``, or an expected number of trees
-            (``density * extent**2``) beyond :data:`~pyflyt_like.worlds.world.MAX_PRIMITIVES`.
+        TypeError, ValueError: naming the field: a negative density, a length out of its
+            interval, min > max, or an expected number of trees (:attr:`expected_trees`)
+            beyond :data:`MAX_EXPECTED_TREES` (98 120, so that a draw stays within
+            :data:`~pyflyt_like.worlds.world.MAX_PRIMITIVES`).
     """
 
     density: float
@@ -57,18 +69,21 @@ class Forest:
         density = check_non_negative_float("Forest.density", self.density)
         radius = range_field("Forest.radius", self.radius)
         height = range_field("Forest.height", self.height)
-        extent = check_positive_float("Forest.extent", self.extent)
-        clearing = check_non_negative_float("Forest.clearing", self.clearing)
-        min_gap = check_non_negative_float("Forest.min_gap", self.min_gap)
+        extent = check_length("Forest.extent", self.extent)
+        clearing = check_length("Forest.clearing", self.clearing, 0.0)
+        min_gap = check_length("Forest.min_gap", self.min_gap, 0.0)
         max_tries = check_positive_int("Forest.max_tries", self.max_tries, MAX_TRIES)
-        if density * extent * extent > MAX_PRIMITIVES:
-            raise ValueError(f"Forest.density={density:g} trees/m^2 over extent={extent:g} m "
-                             f"expects {density * extent * extent:.0f} trees, more than "
-                             f"MAX_PRIMITIVES={MAX_PRIMITIVES}")
         for name, value in (("density", density), ("radius", radius), ("height", height),
                             ("extent", extent), ("clearing", clearing),
                             ("min_gap", min_gap), ("max_tries", max_tries)):
             object.__setattr__(self, name, value)
+        expected = self.expected_trees
+        if expected > MAX_EXPECTED_TREES:
+            raise ValueError(f"Forest.density={density:g} trees/m^2 over extent={extent:g} m "
+                             f"(clearing {clearing:g} m) expects {expected:.4g} trees, more "
+                             f"than the {MAX_EXPECTED_TREES} whose Poisson draw stays within "
+                             f"MAX_PRIMITIVES={MAX_PRIMITIVES} (6 standard deviations); "
+                             "lower density or extent")
 
     @property
     def area(self) -> float:
@@ -92,16 +107,18 @@ class Forest:
         through the origin) or come closer than ``min_gap`` to a trunk already placed. A
         tree whose ``max_tries`` positions are all rejected is left out, with a
         ``RuntimeWarning`` (only in dense forests, where trunks cover a large share of the
-        ground). Centres lie in the square; a trunk may reach past its edge by its radius.
+        ground); so are the trees still to place once the forest has drawn
+        :data:`~.sampling.MAX_PLACEMENT_TRIES` positions in all (1 000 000, 2-4 s: only
+        a forest far too dense for its trunks gets there). Centres lie in the square; a
+        trunk may reach past its edge by its radius. The count is clipped at
+        ``MAX_PRIMITIVES``, which the construction's bound makes a 1e-9 chance.
 
         Raises:
-            TypeError, ValueError: a bad ``seed``; a draw of more than MAX_PRIMITIVES trees.
+            TypeError, ValueError: a bad ``seed``.
         """
         rng = as_generator(seed)
-        count = int(rng.poisson(self.expected_trees))
-        if count > MAX_PRIMITIVES:
-            raise ValueError(f"Forest drew {count} trees, more than MAX_PRIMITIVES="
-                             f"{MAX_PRIMITIVES}; lower density or extent")
+        # at most MAX_PRIMITIVES, with a chance below 1e-9 of mattering (MAX_EXPECTED_TREES)
+        count = min(int(rng.poisson(self.expected_trees)), MAX_PRIMITIVES)
         radii = rng.uniform(*as_pair(self.radius), size=count)
         heights = rng.uniform(*as_pair(self.height), size=count)
         half = 0.5 * self.extent
@@ -111,8 +128,12 @@ class Forest:
         cell = cell if cell > 0.0 else 1.0
         grid: dict[tuple[int, int], list[int]] = {}
         xs, ys, rs, trees = [], [], [], []
+        tries_left = MAX_PLACEMENT_TRIES  # a forest too dense for its trunks ends in time
         for radius, height in zip(radii.tolist(), heights.tolist()):
-            for _ in range(self.max_tries):
+            if tries_left <= 0:
+                break
+            for _ in range(min(self.max_tries, tries_left)):
+                tries_left -= 1
                 u, v = rng.random(2).tolist()
                 x, y = -half + self.extent * u, -half + self.extent * v
                 if x * x + y * y < (self.clearing + radius) ** 2:
@@ -127,9 +148,11 @@ class Forest:
                 trees.append(Cylinder(x, y, radius, height))
                 break
         if len(trees) < count:
+            ran_out = (f", and the forest's {MAX_PLACEMENT_TRIES} positions in all "
+                       "(MAX_PLACEMENT_TRIES) ran out" if tries_left <= 0 else "")
             warnings.warn(f"Forest: {count - len(trees)} of {count} trees found no place "
-                          f"clear of the others in max_tries={self.max_tries} positions and "
-                          f"were left out; lower density, radius or min_gap",
+                          f"clear of the others in max_tries={self.max_tries} positions"
+                          f"{ran_out} and were left out; lower density, radius or min_gap",
                           RuntimeWarning, stacklevel=2)
         return World(trees)
 

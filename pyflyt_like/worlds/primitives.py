@@ -1,7 +1,8 @@
 """The obstacle primitives: a vertical cylinder on the floor, a yawed box, a sphere.
 
-Frozen dataclasses checked at construction (finite numbers, sizes > 0; a ``TypeError`` or
-``ValueError`` naming the field, e.g. ``Cylinder.radius``). Sizes in metres, yaw in
+Frozen dataclasses checked at construction (finite numbers, sizes > 0, every coordinate
+and size within :data:`MAX_COORDINATE`; a ``TypeError`` or ``ValueError`` naming the
+field, e.g. ``Cylinder.radius``). Sizes in metres, yaw in
 radians, positions in the world frame (ENU, z up; the floor is ``z = 0``). The geometry is
 the closed forms of :mod:`pyflyt_like.worlds.geometry` (signed distance, ray distance);
 each primitive is one row of its array in :mod:`pyflyt_like.worlds.arrays`.
@@ -20,6 +21,10 @@ from . import geometry
 
 #: How far from 1 the norm of a ray's direction may be.
 UNIT_TOLERANCE = 1e-6
+#: The largest coordinate or size of a primitive [m], in absolute value: 1000 km, where the
+#: engines' grids are still exact (docs/worlds.md, "The grid"); a box of 1e308 m made the
+#: grid's spans overflow to inf.
+MAX_COORDINATE = 1e6
 
 
 def check_point(name: str, value: object) -> tuple[float, float, float]:
@@ -57,7 +62,17 @@ def _vector(owner: str, name: str, value: object, positive: bool = False
     vector = check_point(f"{owner}.{name}", value)
     if positive and min(vector) <= 0.0:
         raise ValueError(f"{owner}.{name} must have every entry > 0 [m], got {list(vector)}")
+    for entry in vector:
+        _within(f"{owner}.{name}", entry)
     return vector
+
+
+def _within(name: str, value: float) -> float:
+    """``value`` if at most :data:`MAX_COORDINATE` in absolute value, else a ValueError."""
+    if abs(value) > MAX_COORDINATE:
+        raise ValueError(f"{name} must be within {MAX_COORDINATE:g} m in absolute value "
+                         f"(MAX_COORDINATE), got {value:g}")
+    return value
 
 
 @dataclass(frozen=True)
@@ -71,10 +86,10 @@ class Cylinder:
     height: float
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "x", check_finite("Cylinder.x", self.x))
-        object.__setattr__(self, "y", check_finite("Cylinder.y", self.y))
-        object.__setattr__(self, "radius", check_positive_float("Cylinder.radius", self.radius))
-        object.__setattr__(self, "height", check_positive_float("Cylinder.height", self.height))
+        for name, check in (("x", check_finite), ("y", check_finite),
+                            ("radius", check_positive_float), ("height", check_positive_float)):
+            value = _within(f"Cylinder.{name}", check(f"Cylinder.{name}", getattr(self, name)))
+            object.__setattr__(self, name, value)
 
     def as_row(self) -> tuple[float, ...]:
         """Its row of the ``cylinders`` array: x, y, radius, height."""
@@ -143,7 +158,8 @@ class Sphere:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "center", _vector("Sphere", "center", self.center))
-        object.__setattr__(self, "radius", check_positive_float("Sphere.radius", self.radius))
+        object.__setattr__(self, "radius", _within(
+            "Sphere.radius", check_positive_float("Sphere.radius", self.radius)))
 
     def as_row(self) -> tuple[float, ...]:
         """Its row of the ``spheres`` array: cx, cy, cz, radius."""

@@ -3,20 +3,16 @@ walls with doors that connect every room."""
 
 from __future__ import annotations
 
+import reprlib
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from pyflyt_like.common.validation import (
-    check_bool,
-    check_non_negative_float,
-    check_positive_float,
-    check_unit_interval,
-)
+from pyflyt_like.common.validation import check_bool, check_unit_interval
 
 from .primitives import Box
-from .sampling import as_generator, check_count, to_dict
+from .sampling import MAX_LENGTH, as_generator, check_count, check_length, to_dict
 from .world import World
 
 #: The most rooms along one side of the grid. A 100 x 100 building with corridors has
@@ -39,14 +35,14 @@ class Rooms:
 
     Args:
         grid: (columns along x, rows along y), integers in [1, 100].
-        room_size: (x, y) [m] > 0 a room's size, or one number for square rooms.
+        room_size: (x, y) [m] a room's size, or one number for square rooms.
         corridor_width: >= 0 [m] the corridors' width (0: no corridors, the rows adjoin);
             if > 0, it must exceed ``wall_thickness``.
-        wall_height: > 0 [m].
-        wall_thickness: > 0 [m].
-        door_width: > 0 [m] a door's free width; a door and a wall thickness at each side
+        wall_height: [m].
+        wall_thickness: [m].
+        door_width: [m] a door's free width; a door and a wall thickness at each side
             must fit in a room's side.
-        door_height: > 0 [m] at most ``wall_height``; the wall above a door (a lintel) is
+        door_height: [m] at most ``wall_height``; the wall above a door (a lintel) is
             a box of its own.
         extra_doors: in [0, 1] the chance that a wall not needed to connect the rooms gets
             a door too (0: exactly one path between any two rooms; 1: a door in every
@@ -54,6 +50,10 @@ class Rooms:
         exits: >= 0 doors in the outer walls, on distinct segments.
         ceiling: whether a slab of ``wall_thickness`` covers the building at
             ``wall_height`` (indoor flight: nothing to fly over).
+
+    Lengths lie in [:data:`~.sampling.MIN_SIZE`, :data:`~.sampling.MAX_LENGTH`] = [1 mm,
+    100 km] (``corridor_width`` from 0), and so does the building's :attr:`footprint`
+    along each axis.
 
     Raises:
         TypeError, ValueError: naming the field, for any value out of its range.
@@ -83,16 +83,16 @@ class Rooms:
         if isinstance(size, (list, tuple)):
             if len(size) != 2:
                 raise ValueError(f"Rooms.room_size must be a number or an (x, y) pair [m], "
-                                 f"got {list(size)!r}")
-            size = tuple(check_positive_float(f"Rooms.room_size[{i}]", s)
+                                 f"got {reprlib.repr(list(size))}")
+            size = tuple(check_length(f"Rooms.room_size[{i}]", s)
                          for i, s in enumerate(size))
         else:
-            size = check_positive_float("Rooms.room_size", size)
-        corridor = check_non_negative_float("Rooms.corridor_width", self.corridor_width)
-        height = check_positive_float("Rooms.wall_height", self.wall_height)
-        thickness = check_positive_float("Rooms.wall_thickness", self.wall_thickness)
-        door = check_positive_float("Rooms.door_width", self.door_width)
-        door_height = check_positive_float("Rooms.door_height", self.door_height)
+            size = check_length("Rooms.room_size", size)
+        corridor = check_length("Rooms.corridor_width", self.corridor_width, 0.0)
+        height = check_length("Rooms.wall_height", self.wall_height)
+        thickness = check_length("Rooms.wall_thickness", self.wall_thickness)
+        door = check_length("Rooms.door_width", self.door_width)
+        door_height = check_length("Rooms.door_height", self.door_height)
         extra = check_unit_interval("Rooms.extra_doors", self.extra_doors)
         exits = check_count("Rooms.exits", self.exits, 4 * MAX_ROOMS_PER_SIDE)
         ceiling = check_bool("Rooms.ceiling", self.ceiling)
@@ -104,6 +104,11 @@ class Rooms:
         if 0.0 < corridor <= thickness:
             raise ValueError(f"Rooms.corridor_width must be 0 (no corridors) or more than "
                              f"wall_thickness={thickness:g} m, got {corridor:g}")
+        footprint = (grid[0] * sx, grid[1] * sy + (grid[1] - 1) * corridor)
+        if max(footprint) > MAX_LENGTH:
+            raise ValueError(f"Rooms: the building's footprint ({footprint[0]:g}, "
+                             f"{footprint[1]:g}) m (grid={grid}, room_size, corridor_width) "
+                             f"must be at most MAX_LENGTH={MAX_LENGTH:g} m along each axis")
         if door_height > height:
             raise ValueError(f"Rooms.door_height={door_height:g} m must be at most "
                              f"wall_height={height:g} m")

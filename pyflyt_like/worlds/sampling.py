@@ -4,11 +4,27 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import reprlib
 from typing import Any
 
 import numpy as np
 
-from pyflyt_like.common.validation import check_finite, check_int, check_seed
+from pyflyt_like.common.validation import check_finite, check_float_in, check_int, check_seed
+
+#: The longest length a generator takes [m] (an extent, a size, a height, a gap, a
+#: clearing): 100 km. Every coordinate and size it makes then stays finite (a room of
+#: 1e308 m made walls at inf), and well within the 10^6 m where the engines' grids are exact.
+MAX_LENGTH = 100_000.0
+#: The least size a generator takes [m] (a radius, a half extent, a wall, a height): 1 mm,
+#: the step the engines round redrawn sizes to (a 1e-320 m trunk overflowed the forest's
+#: placement cells).
+MIN_SIZE = 0.001
+#: The most positions a generator draws in all to place its obstacles (each tested against
+#: the clearing and, in a forest, the trunks near it; 1-2 us each in clutter, 2-6 us among
+#: dense trunks: 2-4 s in all). A forest too dense for its trunks (where each tree tries
+#: ``max_tries`` positions) or clutter too large for its square ends there instead of
+#: running for hours; a 97 000-tree forest covering 40 % of its ground needs 670 000.
+MAX_PLACEMENT_TRIES = 1_000_000
 
 
 def as_generator(seed: object) -> np.random.Generator:
@@ -28,43 +44,48 @@ def as_generator(seed: object) -> np.random.Generator:
     return np.random.default_rng(check_seed("seed", seed))
 
 
-def check_range(name: str, value: object, *, low: float = 0.0, low_open: bool = True,
+def check_length(name: str, value: object, minimum: float = MIN_SIZE) -> float:
+    """``value`` as a length [m] in ``[minimum, MAX_LENGTH]`` (a generator's extent, size,
+    gap or clearing), else a TypeError/ValueError naming it and the interval."""
+    return check_float_in(name, value, minimum, MAX_LENGTH, unit=" m")
+
+
+def check_range(name: str, value: object, *, minimum: float = MIN_SIZE,
                 unit: str = "m") -> tuple[float, float]:
-    """``value`` as a ``(min, max)`` pair of finite numbers above ``low`` (``>= low`` if
-    not ``low_open``) with ``min <= max``; a single number ``v`` is ``(v, v)``.
+    """``value`` as a ``(min, max)`` pair of numbers in ``[minimum, MAX_LENGTH]`` with
+    ``min <= max``; a single number ``v`` is ``(v, v)``.
 
     Raises:
         TypeError: not a number nor a pair of numbers.
         ValueError: an entry out of range or non-finite, ``min > max``.
     """
-    bound = f"> {low:g}" if low_open else f">= {low:g}"
     if isinstance(value, (list, tuple)):
         if len(value) != 2:
             raise ValueError(f"{name} must be a number or a (min, max) pair [{unit}], got "
-                             f"{len(value)} entries: {list(value)!r}")
+                             f"{len(value)} entries: {reprlib.repr(list(value))}")
         pair = (check_finite(f"{name}[0]", value[0]), check_finite(f"{name}[1]", value[1]))
     else:
         try:
             number = check_finite(name, value)
         except TypeError:
             raise TypeError(f"{name} must be a number or a (min, max) pair [{unit}], got "
-                            f"{value!r}") from None
+                            f"{reprlib.repr(value)}") from None
         pair = (number, number)
     for i, entry in enumerate(pair):
-        if not (entry > low if low_open else entry >= low):
-            raise ValueError(f"{name} must have entries {bound} [{unit}], got {name}[{i}]="
-                             f"{entry:g}")
+        if not minimum <= entry <= MAX_LENGTH:
+            raise ValueError(f"{name} must have entries in [{minimum:g}, {MAX_LENGTH:g}] "
+                             f"{unit}, got {name}[{i}]={entry:g}")
     if pair[0] > pair[1]:
         raise ValueError(f"{name} must be (min, max) with min <= max [{unit}], got "
                          f"({pair[0]:g}, {pair[1]:g})")
     return pair
 
 
-def range_field(name: str, value: object, *, low_open: bool = True
+def range_field(name: str, value: object, *, minimum: float = MIN_SIZE
                 ) -> tuple[float, float] | float:
     """A generator's range field checked (:func:`check_range`) and kept in its form: a
     number stays a float, a pair becomes a tuple."""
-    pair = check_range(name, value, low_open=low_open)
+    pair = check_range(name, value, minimum=minimum)
     return pair if isinstance(value, (list, tuple)) else pair[0]
 
 

@@ -14,6 +14,8 @@ import os
 import reprlib
 from collections.abc import Mapping
 
+from pyflyt_like.common.validation import prefixed_error
+
 from .clutter import Clutter
 from .files import load_spec, world_names
 from .forest import Forest
@@ -48,8 +50,8 @@ def check_world_spec(name: str, value: object) -> WorldSpec | None:
     if isinstance(value, (str, os.PathLike, Mapping)):
         try:
             spec, seed = load_spec(value)
-        except (TypeError, ValueError, FileNotFoundError) as error:
-            raise type(error)(f"{name}: {error}") from None
+        except (TypeError, ValueError, FileNotFoundError, PermissionError) as error:
+            raise prefixed_error(name, error) from None
         if isinstance(spec, World) or seed is None:
             return spec
         return spec.generate(seed)

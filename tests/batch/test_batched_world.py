@@ -331,6 +331,19 @@ def test_bad_world_options_are_named(options, error, match):
         BatchedAviary(drone_model=MODEL, **options)
 
 
+def test_a_bad_world_file_keeps_its_error_and_names_world(tmp_path):
+    binary = tmp_path / "binary.yaml"
+    binary.write_bytes(bytes(range(256)))
+    with pytest.raises(ValueError, match=r"world: .*binary\.yaml is not a UTF-8 text file"):
+        BatchedAviary(drone_model=MODEL, world=binary)
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text('a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1]\n' + "".join(
+        f"{n}: &{n} [{', '.join([f'*{p}'] * 9)}]\n" for p, n in zip("abcdefg", "bcdefgh"))
+        + "forest: *h\n")
+    with pytest.raises(ValueError, match=r"world: .*bomb\.yaml: its aliases \(\*name\) repeat"):
+        BatchedAviary(drone_model=MODEL, world=bomb)
+
+
 def test_world_of_checks_its_index(forests):
     sim, _, _ = forests
     with pytest.raises(ValueError, match=r"w must be a world index in \[0, 16\)"):

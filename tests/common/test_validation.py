@@ -16,6 +16,7 @@ from pyflyt_like.common.validation import (
     check_seed,
     check_unit_interval,
     memory_limit_bytes,
+    prefixed_error,
 )
 
 
@@ -206,3 +207,16 @@ def test_as_float_array_names_an_int_beyond_float64():
 
     with pytest.raises(ValueError, match="start_pos must be finite"):
         as_float_array("start_pos", [10**400, 0, 1], (3,))
+
+
+@pytest.mark.parametrize(("error", "kind"), [
+    (ValueError("bad"), ValueError), (TypeError("bad"), TypeError),
+    (FileNotFoundError("bad"), FileNotFoundError), (PermissionError("bad"), PermissionError),
+    # a subclass whose constructor takes five arguments: type(error)(message) raised a
+    # TypeError about the constructor ("function takes exactly 5 arguments")
+    (UnicodeDecodeError("utf-8", b"\x80", 0, 1, "invalid start byte"), ValueError),
+    (np.linalg.LinAlgError("bad"), ValueError),  # another library's error: a ValueError
+])
+def test_prefixed_error_keeps_the_kind_and_the_message(error, kind):
+    prefixed = prefixed_error("world", error)
+    assert type(prefixed) is kind and str(prefixed) == f"world: {error}"

@@ -462,3 +462,41 @@ def test_a_pyflyt_style_mission_flies_between_the_trees():
         assert hit[3][0] == pytest.approx(3.85, abs=1e-3)
     finally:
         env.close()
+
+
+def _bad_file(folder: Path) -> Path:
+    path = folder / "binary.yaml"
+    path.write_bytes(bytes(range(256)))
+    return path
+
+
+@pytest.mark.parametrize("spec", [
+    Rooms(grid=(2, 2)),                        # its walls cross at the origin: every draw traps
+    World([Sphere((0.0, 0.0, 1.0), 0.5)]),      # traps the start
+    {"forest": {"density": -1.0}},              # not a world
+    _bad_file,                                  # not a text file
+])
+def test_a_refused_add_world_changes_nothing(make_aviary, tmp_path, spec):
+    av = make_aviary(START)
+    av.add_world(World([Cylinder(3.0, 0.0, 0.2, 3.0)]))
+    av.add_world(SMALL_FOREST)
+    av.reset(seed=1)
+    world, ids = av.world, list(av.world_body_ids)
+    random_state = av.np_random.bit_generator.state
+    bodies = pybullet.getNumBodies(physicsClientId=av._client)
+    with pytest.raises((TypeError, ValueError)):
+        av.add_world(spec(tmp_path) if callable(spec) else spec)
+    assert av.world == world and av.world_body_ids == ids
+    assert av.np_random.bit_generator.state == random_state
+    assert pybullet.getNumBodies(physicsClientId=av._client) == bodies
+    av.reset()   # a part left behind by the refusal would be drawn here, and raise again
+    av.step()
+    assert len(av.world_body_ids) == len(av.world) and av.world.primitives[0] == world.primitives[0]
+    av.reset(seed=1)  # the resets draw what they drew before the refusal
+    assert av.world == world
+
+
+def test_a_bad_world_file_keeps_its_error_and_names_world(tmp_path):
+    with pytest.raises(ValueError, match=r"world: .*binary\.yaml is not a UTF-8 text file"):
+        Aviary(start_pos=np.array([[0.0, 0.0, 1.0]]), start_orn=np.zeros((1, 3)),
+               world=_bad_file(tmp_path))

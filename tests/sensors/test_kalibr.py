@@ -121,9 +121,8 @@ def _without(key: str) -> str:
      r"imu.yaml: rostopic must be a string, got 5"),
     ("- 0.006\n- 0.0002\n", ValueError, r"imu.yaml must contain a YAML mapping at top level"),
     ("", ValueError, r"imu.yaml must contain a YAML mapping at top level"),
-    ("accelerometer_noise_density: [0.006\n", ValueError,
-     r"imu.yaml is not a UTF-8 YAML file: "),
-    (b"\xff\xfe\x00binary", ValueError, r"imu.yaml is not a UTF-8 YAML file: "),
+    ("accelerometer_noise_density: [0.006\n", ValueError, r"imu.yaml is not valid YAML: "),
+    (b"\xff\xfe\x00binary", ValueError, r"imu.yaml is not a UTF-8 text file"),
     ("# " + "x" * MAX_FILE_BYTES + "\n", ValueError,
      rf"imu.yaml has {MAX_FILE_BYTES + 3} bytes, more than a Kalibr imu.yaml's "
      rf"{MAX_FILE_BYTES} at most"),

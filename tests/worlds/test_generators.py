@@ -193,15 +193,19 @@ def test_a_bad_seed_is_named(seed, error, match):
     (lambda: Forest(-0.1), ValueError, r"Forest\.density must be a finite number >= 0"),
     (lambda: Forest("0.1"), TypeError, r"Forest\.density"),
     (lambda: Forest(0.1, radius=(0.3, 0.1)), ValueError, r"Forest\.radius must be \(min, max\)"),
-    (lambda: Forest(0.1, radius=(0.0, 0.1)), ValueError, r"Forest\.radius must have entries > 0"),
+    (lambda: Forest(0.1, radius=(0.0, 0.1)), ValueError,
+     r"Forest\.radius must have entries in \[0\.001, 100000\] m, got Forest\.radius\[0\]=0"),
     (lambda: Forest(0.1, radius=(0.1, 0.2, 0.3)), ValueError, r"Forest\.radius .* 3 entries"),
     (lambda: Forest(0.1, height=-6.0), ValueError, r"Forest\.height"),
     (lambda: Forest(0.1, clearing=-1.0), ValueError, r"Forest\.clearing"),
-    (lambda: Forest(0.1, extent=0.0), ValueError, r"Forest\.extent must be a finite number > 0"),
+    (lambda: Forest(0.1, extent=0.0), ValueError,
+     r"Forest\.extent must be a number in \[0\.001, 100000\] m, got 0"),
     (lambda: Forest(0.1, extent=-5.0), ValueError, r"Forest\.extent"),
     (lambda: Forest(0.1, min_gap=-1.0), ValueError, r"Forest\.min_gap"),
     (lambda: Forest(0.1, max_tries=0), ValueError, r"Forest\.max_tries"),
-    (lambda: Forest(100.0, extent=100.0), ValueError, "more than MAX_PRIMITIVES"),
+    (lambda: Forest(100.0, extent=100.0), ValueError,
+     r"expects 9\.987e\+05 trees, more than the 98120 whose Poisson draw stays within "
+     r"MAX_PRIMITIVES=100000"),
     (lambda: Rooms(grid=(0, 3)), ValueError, r"Rooms\.grid"),
     (lambda: Rooms(grid=(2.0, 3)), TypeError, r"Rooms\.grid\[0\] must be an int"),
     (lambda: Rooms(grid=3), TypeError, r"Rooms\.grid must be a pair"),
@@ -218,7 +222,8 @@ def test_a_bad_seed_is_named(seed, error, match):
     (lambda: Clutter(kinds="box"), TypeError, r"Clutter\.kinds must be a list"),
     (lambda: Clutter(clearing=10.0, extent=20.0), ValueError, r"Clutter\.clearing=10 m"),
     (lambda: Clutter(size=(1.0, 0.5)), ValueError, r"Clutter\.size must be \(min, max\)"),
-    (lambda: Clutter(altitude=(-1.0, 2.0)), ValueError, r"Clutter\.altitude must have entries >="),
+    (lambda: Clutter(altitude=(-1.0, 2.0)), ValueError,
+     r"Clutter\.altitude must have entries in \[0, 100000\] m"),
 ])
 def test_bad_fields_are_named(make, error, match):
     with pytest.raises(error, match=match):

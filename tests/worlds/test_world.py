@@ -4,11 +4,24 @@ MAX_PRIMITIVES bound, and the start rule (free_start, nearest_free)."""
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 import pytest
 
-from pyflyt_like.worlds import COLUMNS, MAX_PRIMITIVES, Box, Cylinder, Sphere, World
+from pyflyt_like.worlds import (
+    COLUMNS,
+    MAX_PRIMITIVES,
+    Box,
+    Clutter,
+    Cylinder,
+    Forest,
+    Rooms,
+    Sphere,
+    World,
+    scene_distance,
+)
+from pyflyt_like.worlds.world import MAX_RINGS
 
 PRIMITIVES = (Cylinder(3.0, 0.0, 0.5, 4.0), Box((0.0, 5.0, 1.0), (2.0, 0.2, 1.0), 0.3),
               Sphere((-4.0, 1.0, 2.0), 0.8), Cylinder(-1.0, -3.0, 0.3, 2.0))
@@ -126,5 +139,67 @@ def test_a_start_with_no_free_spot_within_max_shift_is_an_error():
     assert moved[0] == pytest.approx(20.2, abs=0.1 + 1e-9) and moved[1] == 0.0
     with pytest.raises(ValueError, match="max_shift must be a finite number > 0"):
         slab.nearest_free((0.0, 0.0, 1.0), 0.2, max_shift=0.0)
-    with pytest.raises(ValueError, match="max_shift / resolution must be at most 10000"):
+    with pytest.raises(ValueError, match=r"max_shift / resolution must be at most MAX_RINGS=200 "
+                                         r".* got max_shift=100 m / resolution=0.001 m"):
         slab.nearest_free((0.0, 0.0, 1.0), 0.2, max_shift=100.0, resolution=1e-3)
+
+
+def _nearest_free_reference(world: World, start, radius: float, max_shift: float,
+                            resolution: float):
+    """The start rule's search as written: every candidate tested against every primitive
+    near the start (scene_distance), in order; None when none is free."""
+    start = np.asarray(start, dtype=float)
+    near = world._near(start, max_shift + radius)
+    for ring in range(1, math.floor(max_shift / resolution + 1e-9) + 1):
+        shift = ring * resolution
+        count = max(8, math.ceil(2.0 * math.pi * shift / resolution))
+        for k in range(count):
+            angle = 2.0 * math.pi * k / count
+            x = start[0] + shift * math.cos(angle)
+            y = start[1] + shift * math.sin(angle)
+            if scene_distance(*near.values(), x, y, start[2]) >= radius:
+                return [x, y, start[2]]
+    return None
+
+
+@pytest.mark.parametrize("world", [
+    Forest(0.6, radius=(0.1, 0.5), extent=20.0).generate(0), Rooms().generate(0),
+    Rooms(grid=(2, 2), ceiling=True).generate(2),
+    Clutter(count=200, extent=15.0, clearing=0.5).generate(1),
+    World([Box((0.5, 0.25, 1.0), (1.0, 2.0, 1.0)), Box((0.0, 0.0, 1.0), (3.0, 3.0, 3.0), 0.7),
+           Sphere((4.0, 0.0, 1.0), 1.5), Cylinder(-3.0, 2.0, 1.5, 5.0)])])
+def test_nearest_free_is_the_search_over_every_candidate_to_the_bit(world):
+    rng = np.random.default_rng(7)
+    low, high = world.bounds()
+    for trial in range(40):
+        start = rng.uniform(low, high)
+        start[2] = rng.uniform(0.2, 3.0)
+        if trial % 4 == 0:  # on a 0.25 m grid: starts and spheres touching faces exactly
+            start = np.round(start * 4.0) / 4.0
+        radius = float(rng.choice([0.0, 0.1, 0.25, 0.5]))
+        max_shift, resolution = float(rng.choice([1.0, 3.0])), float(rng.choice([0.05, 0.1]))
+        expected = _nearest_free_reference(world, start, radius, max_shift, resolution)
+        if world.free_start(start, radius):
+            expected = start.tolist()
+        if expected is None:
+            with pytest.raises(ValueError, match="no free start"):
+                world.nearest_free(start, radius, max_shift, resolution)
+        else:
+            assert world.nearest_free(start, radius, max_shift, resolution).tolist() == expected
+
+
+def test_the_largest_search_runs_in_a_second_whatever_surrounds_it():
+    # none free in MAX_RINGS rings (126 000 candidates): inside a wide slab, among 1000
+    # overlapping boxes (each candidate inside all of them) and among 75 000 trees
+    trees = Forest(0.3, extent=500.0).generate(0)
+    worlds = [World([Box((0.0, 0.0, 1.0), (600.0, 600.0, 5.0))]),
+              World([Box((0.0, 0.0, 1.0), (100.0 + 0.01 * i, 100.0, 5.0), 0.001 * i)
+                     for i in range(1000)]),
+              World([*trees.primitives, Box((0.0, 0.0, 1.0), (600.0, 600.0, 5.0))])]
+    for world, (max_shift, resolution) in zip(worlds, [(10.0, 0.05), (10.0, 0.05),
+                                                       (200.0, 1.0)]):
+        assert max_shift / resolution == MAX_RINGS
+        start = time.perf_counter()
+        with pytest.raises(ValueError, match="no free start"):
+            world.nearest_free((0.0, 0.0, 1.0), 0.1, max_shift, resolution)
+        assert time.perf_counter() - start < 2.0

@@ -7,6 +7,7 @@ step-by-step agreement run for every task in test_multirotor_vector_env.py.)"""
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 import pybullet
@@ -20,9 +21,12 @@ from pyflyt_like.common.rotations import quat_to_matrix
 from pyflyt_like.envs.multirotor_tasks import kernels, vector_env
 from pyflyt_like.envs.multirotor_tasks.navigate_world import (
     DEFAULT_SECTORS,
+    MAX_POOL_TREES,
     default_lidar,
     level_densities,
+    navigate_pool,
     navigate_settings,
+    pool_trees,
     with_navigate_lidar,
 )
 from pyflyt_like.envs.multirotor_tasks.options import task_options
@@ -553,6 +557,19 @@ def test_set_curriculum_level_is_navigates_only():
     ("Navigate", dict(curriculum_levels=2.0), TypeError, "curriculum_levels"),
     ("Navigate", dict(world_layouts=4097), ValueError, "world_layouts must be a positive "
                                                        "integer <= 4096"),
+    # the pool is drawn at construction: at most about 10 s (64 x 4096 took minutes)
+    ("Navigate", dict(world_density=2.5), ValueError,
+     r"world_density must be at most 2 trees/m\^2 \(MAX_DENSITY"),
+    ("Navigate", dict(world_density=40.0), ValueError, "world_density must be at most 2"),
+    ("Navigate", dict(curriculum_levels=64, world_layouts=4096), ValueError,
+     r"curriculum_levels=64 x world_layouts=4096 = 262144 forests, more than "
+     r"MAX_POOL_LAYOUTS=4096"),
+    ("Navigate", dict(curriculum_levels=2, world_layouts=2049, world_density=0.0), ValueError,
+     "MAX_POOL_LAYOUTS=4096"),
+    ("Navigate", dict(world_layouts=4096), ValueError,
+     r"curriculum_levels=1 x world_layouts=4096 = 4096 forests of world_density up to 0\.1 "
+     r"trees/m\^2 expect 1,018,853 trees, more than MAX_POOL_TREES=524,288"),
+    ("Navigate", dict(world_density=2.0, world_layouts=106), ValueError, "MAX_POOL_TREES"),
     ("Navigate", dict(world_seed=-1), ValueError, "world_seed"),
     ("Navigate", dict(lidar_sectors=0), ValueError, "lidar_sectors"),
     ("Navigate", dict(lidar_sectors=True), TypeError, "lidar_sectors"),
@@ -568,6 +585,32 @@ def test_bad_navigate_options_raise_naming_them(task, options, error, match):
         MultirotorVectorEnv(task, 2, **options)
     with pytest.raises(error, match=match):
         MultirotorTwinEnv(task, **options)
+
+
+def test_the_pool_size_check_counts_the_trees_a_pool_draws():
+    options = task_options({"curriculum_levels": 3, "world_layouts": 20,
+                            "world_density": 0.2})
+    settings = navigate_settings(rules.NAVIGATE, options)
+    expected = pool_trees(0.2, 3, 20)  # (1 + 2 + 3) / 3 x 0.2 x 20 x 2487 m^2
+    assert expected == pytest.approx(0.4 * 20 * (50.0**2 - math.pi * 2.0**2))
+    drawn = int(navigate_pool(settings).counts[:, 0].sum())
+    assert abs(drawn - expected) < 5.0 * math.sqrt(expected)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("options", [
+    {"curriculum_levels": 64, "world_layouts": 64},     # 517 000 trees
+    {"world_layouts": 2048},                            # 509 000 trees
+    {"world_density": 2.0, "world_layouts": 105},       # 522 000 trees, the densest
+    {"world_density": 0.0, "world_layouts": 4096},      # 4096 empty layouts
+])
+def test_the_largest_accepted_pools_draw_in_about_ten_seconds(options):
+    settings = navigate_settings(rules.NAVIGATE, task_options(options))
+    assert pool_trees(settings["world_density"], settings["curriculum_levels"],
+                      settings["world_layouts"]) <= MAX_POOL_TREES
+    start = time.perf_counter()
+    navigate_pool(settings)
+    assert time.perf_counter() - start < 15.0  # 5-9 s measured on two cores
 
 
 def test_the_default_lidar_is_mounted_unless_one_is_given():
