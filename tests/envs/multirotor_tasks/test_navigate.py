@@ -550,7 +550,7 @@ def test_set_curriculum_level_is_navigates_only():
     ("Navigate", dict(world_density=True), TypeError, "world_density"),
     ("Navigate", dict(world_density=float("inf")), ValueError, "world_density"),
     ("Navigate", dict(world_density=1e308), ValueError,
-     r"world_density=1e\+308 trees/m\^2 .* MAX_PRIMITIVES"),
+     r"world_density must be at most 2 trees/m\^2 \(MAX_DENSITY.*got 1e\+308"),
     ("Navigate", dict(curriculum_levels=0), ValueError, "curriculum_levels"),
     ("Navigate", dict(curriculum_levels=65), ValueError, "curriculum_levels must be a "
                                                           "positive integer <= 64"),
