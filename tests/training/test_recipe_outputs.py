@@ -1,7 +1,8 @@
-"""The training recipes (examples/train_*.py) and the dogfight scripts check where their
-results go before anything is trained or flown: an output naming an existing file, a file of
-the wrong kind, or a folder where no file can be created (``/proc``: it passes os.access for
-root, who runs CI) exits 2 with one line on stderr, no traceback, and creates nothing."""
+"""The training recipes (examples/train_*.py), the dogfight scripts and the cold-start
+benchmark check where their results go before anything is trained, flown or measured: an
+output naming an existing file, a file of the wrong kind, or a folder where no file can be
+created (``/proc``: it passes os.access for root, who runs CI) exits 2 with one line on
+stderr, no traceback, and creates nothing."""
 
 from __future__ import annotations
 
@@ -79,14 +80,16 @@ SCRIPTS = [
      "--output /proc/x.json: no file can be written in its folder /proc ("),
     ("scripts/evaluate_pursuit_pilot.py", ["--output", "{tmp}/taken"],
      "--output must name an .json file, got '{tmp}/taken'"),
+    ("benchmarks/bench_cold_start.py", ["--json", "/proc/x.json"],
+     "--json /proc/x.json: no file can be written in its folder /proc ("),
 ]
 
 
 @ON_LINUX
 @pytest.mark.parametrize(("script", "args", "line"), SCRIPTS,
                          ids=[f"{Path(s).stem} {' '.join(a)}" for s, a, _ in SCRIPTS])
-def test_a_dogfight_script_refuses_an_output_it_cannot_write_before_flying(tmp_path, script,
-                                                                          args, line):
+def test_a_script_refuses_an_output_it_cannot_write_before_its_work(tmp_path, script, args,
+                                                                    line):
     (tmp_path / "taken").write_text("a file")
     fill = {"tmp": str(tmp_path)}
     result = run(script, *(a.format(**fill) for a in args), cwd=tmp_path)
