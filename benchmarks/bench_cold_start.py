@@ -220,6 +220,13 @@ def main() -> None:
     parser.add_argument("--skip-warm", action="store_true",
                         help="only the cold runs")
     args = parser.parse_args()
+    if args.json is not None:  # proved writable before minutes of measuring, not after
+        from pyflyt_like.common.atomic_files import check_file_destination
+
+        try:
+            check_file_destination(args.json, ".json", "--json")
+        except (OSError, ValueError) as error:
+            parser.exit(2, f"{parser.prog}: error: {error}\n")  # one line, as argparse's
     cases = [case for case in CASES if args.cases is None or case.slug in args.cases]
     warm = not args.skip_warm
 

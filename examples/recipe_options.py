@@ -1,12 +1,13 @@
 """Command-line options of the training recipes (``train_*.py`` beside this file): errors in
 one line on stderr with exit status 2, numbers checked against their ranges before anything
-is loaded."""
+is loaded, and where the results go proved writable before anything is trained."""
 
 from __future__ import annotations
 
 import argparse
 import math
 import os
+from pathlib import Path
 
 MAX_MINUTES = 365 * 24 * 60.0  # a year of training
 MAX_SEED = 2**63 - 1  # numpy's and torch's seeds
@@ -60,3 +61,34 @@ def minutes_in(text: str) -> float:
         raise argparse.ArgumentTypeError(f"must be a number of minutes in (0, {MAX_MINUTES:g}]"
                                          f", got {text!r}")
     return value
+
+
+def output_folder(parser: argparse.ArgumentParser, option: str, folder: Path) -> Path:
+    """``folder`` (of ``option``, e.g. ``--out``) made with its parents if missing, and
+    proved writable by creating and removing a trial file there, before anything is
+    trained; else the parser's one-line error (exit 2)."""
+    from pyflyt_like.common.atomic_files import FileWriteError, prepare_output_folder
+
+    try:
+        return prepare_output_folder(folder, option)
+    except FileWriteError as error:
+        parser.error(f"argument {error}")
+
+
+def output_file(parser: argparse.ArgumentParser, option: str, path: Path, suffix: str) -> Path:
+    """``path`` (of ``option``) checked to name a ``suffix`` file in a folder (made if
+    missing) where a file can be written, before anything is trained; else the parser's
+    one-line error (exit 2)."""
+    from pyflyt_like.common.atomic_files import (
+        FileWriteError,
+        check_file_destination,
+        prepare_output_folder,
+    )
+
+    if path.suffix.lower() != suffix:  # before its folder is made
+        parser.error(f"argument {option} must name an {suffix} file, got {str(path)!r}")
+    try:
+        prepare_output_folder(path.parent, f"{option} {path}: its folder")
+        return check_file_destination(path, suffix, option)
+    except (FileWriteError, ValueError) as error:
+        parser.error(f"argument {error}")

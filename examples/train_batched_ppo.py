@@ -24,15 +24,21 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
-import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
-from recipe_options import CPUS, MAX_MINUTES, MAX_SEED, OneLineParser, int_in, minutes_in
+from recipe_options import (
+    CPUS,
+    MAX_MINUTES,
+    MAX_SEED,
+    OneLineParser,
+    int_in,
+    minutes_in,
+    output_folder,
+)
 
 MAX_NUM_ENVS = 2**20  # batched worlds; the recipes use 1024, the benchmarks up to 16 384
 MAX_EVAL_EPISODES = 100_000  # each is also a batched world, and an episode of the twin
@@ -202,16 +208,19 @@ def save_curve(history: list[dict], title: str, path: Path) -> None:
         axis.grid(alpha=0.3)
     figure.suptitle(title)
     figure.tight_layout()
-    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".png", delete=False) as tmp:
-        figure.savefig(tmp.name, dpi=100)
-    os.replace(tmp.name, path)
-    plt.close(figure)
+    from pyflyt_like.common.atomic_files import write_atomically
+
+    try:  # a failed write leaves no partial file
+        write_atomically(path, lambda stream: figure.savefig(stream, format="png", dpi=100),
+                         binary=True)
+    finally:
+        plt.close(figure)
 
 
 def write_json(data, path: Path) -> None:
-    with tempfile.NamedTemporaryFile("w", dir=path.parent, suffix=".json", delete=False) as tmp:
-        json.dump(data, tmp, indent=1)
-    os.replace(tmp.name, path)
+    from pyflyt_like.common.atomic_files import write_atomically
+
+    write_atomically(path, lambda stream: json.dump(data, stream, indent=1))
 
 
 def export_beside(policy, policy_path: Path) -> None:
@@ -267,13 +276,7 @@ def main() -> None:
 
     if error := memory_error(1, 1):
         parser.error(error)
-    try:
-        args.out.mkdir(parents=True, exist_ok=True)
-    except OSError as error:  # also an existing file of that name
-        parser.error(f"argument --out: cannot create folder {str(args.out)!r}: "
-                     f"{error.strerror or error}")
-    if not os.access(args.out, os.W_OK | os.X_OK):
-        parser.error(f"argument --out: cannot write into {str(args.out)!r}")
+    output_folder(parser, "--out", args.out)  # also an existing file of that name
     torch.set_num_threads(args.threads)
     try:  # the engine checks its own memory too
         envs = load_tasks().make_vec(f"pyflyt_like/{args.task}", num_envs=args.num_envs,

@@ -40,7 +40,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-from recipe_options import CPUS, MAX_SEED, OneLineParser, float_in, int_in, minutes_in
+from recipe_options import (
+    CPUS,
+    MAX_SEED,
+    OneLineParser,
+    float_in,
+    int_in,
+    minutes_in,
+    output_folder,
+)
 
 if TYPE_CHECKING:  # the simulator is loaded once the options are checked
     from pyflyt_like.envs import PursuitPilot
@@ -211,8 +219,10 @@ def main() -> None:
                         help="PPO iterations between judgements")
     parser.add_argument("--eval-episodes", type=int_in(1, 100_000), default=100)
     parser.add_argument("--seed", type=int_in(0, MAX_SEED - 100_000), default=0)
-    parser.add_argument("--out", type=Path, default=Path("runs"))
+    parser.add_argument("--out", type=Path, default=Path("runs"),
+                        help="folder for the results (created if missing)")
     args = parser.parse_args()
+    out = output_folder(parser, "--out", args.out)  # before anything is trained
 
     import torch
 
@@ -222,8 +232,6 @@ def main() -> None:
     from pyflyt_like.training.imitation import dagger
 
     torch.set_num_threads(args.threads)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(args.seed)
     env = DogfightVectorEnv(num_envs=args.worlds, team_size=1, opponent=lambda obs: obs,
                             aggressiveness=args.aggressiveness)

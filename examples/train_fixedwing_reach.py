@@ -28,7 +28,15 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
-from recipe_options import CPUS, MAX_SEED, OneLineParser, int_in, minutes_in
+from recipe_options import (
+    CPUS,
+    MAX_SEED,
+    OneLineParser,
+    int_in,
+    minutes_in,
+    output_file,
+    output_folder,
+)
 
 EVAL_SEED = 10**6  # the evaluation episodes' first seed: far from the training's
 # The PPO settings of the recipe (docs/fixedwing_tasks.md has the measured figures).
@@ -51,11 +59,14 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--eval-workers", type=int_in(1, CPUS), default=min(2, CPUS),
                         help="processes for the PyBullet evaluations")
     parser.add_argument("--seed", type=int_in(0, MAX_SEED), default=0, help="training seed")
-    parser.add_argument("--out", type=Path, default=Path("runs"), help="folder of the policy")
+    parser.add_argument("--out", type=Path, default=Path("runs"),
+                        help="folder of the policy (created if missing)")
     parser.add_argument("--curve", type=Path,
-                        default=Path("docs/assets/fixedwing_reach_curve.png"))
+                        default=Path("docs/assets/fixedwing_reach_curve.png"),
+                        help="the learning curve, a .png file")
     parser.add_argument("--results", type=Path,
-                        default=Path("docs/assets/fixedwing_reach_results.json"))
+                        default=Path("docs/assets/fixedwing_reach_results.json"),
+                        help="the results, a .json file")
     return parser
 
 
@@ -141,17 +152,18 @@ def save_curve(history: list[dict], path: Path) -> None:
 
 
 def main() -> None:
-    args = make_parser().parse_args()
-    if args.seed < 0:
-        make_parser().error(f"argument --seed: must be an int >= 0, got {args.seed}")
+    parser = make_parser()
+    args = parser.parse_args()
+    # where the results go, proved writable before anything is trained
+    output_folder(parser, "--out", args.out)
+    output_file(parser, "--curve", args.curve, ".png")
+    output_file(parser, "--results", args.results, ".json")
     import torch
 
     from pyflyt_like.common.atomic_files import write_atomically
     from pyflyt_like.envs.fixedwing.vector_env import FixedwingReachVectorEnv
     from pyflyt_like.training import PPOConfig, train_ppo
 
-    for path in (args.out, args.curve.parent, args.results.parent):
-        path.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(args.threads)
     envs = FixedwingReachVectorEnv(num_envs=args.num_envs, **OPTIONS)
     config = PPOConfig(total_steps=10**12, seed=args.seed, **RECIPE)

@@ -13,13 +13,13 @@ Usage: python examples/train_ppo_hover.py [--timesteps 300000] [--n-envs 4] [--o
 
 from __future__ import annotations
 
-import argparse
 import os
 import time
 from pathlib import Path
 
 import gymnasium
 import numpy as np
+from recipe_options import OneLineParser, output_file
 
 import pyflyt_like.envs  # noqa: F401  (registers the ids)
 
@@ -47,13 +47,15 @@ def mean_return(model, normaliser, episodes: int, seed: int) -> tuple[float, flo
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--timesteps", type=int, default=300_000)
     parser.add_argument("--n-envs", type=int, default=4)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--eval-episodes", type=int, default=10)
-    parser.add_argument("--out", type=Path, default=Path("ppo_hover.zip"))
+    parser.add_argument("--out", type=Path, default=Path("ppo_hover.zip"),
+                        help="the model, a .zip file (its folder is made if missing)")
     args = parser.parse_args()
+    output_file(parser, "--out", args.out, ".zip")  # before anything is trained
     try:
         from stable_baselines3 import PPO
         from stable_baselines3.common.env_util import make_vec_env

@@ -28,8 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from pyflyt_like.common.acmi import AcmiRecording, read_acmi
-from pyflyt_like.common.atomic_files import write_atomically
+from pyflyt_like.common.acmi import AcmiRecording, check_acmi_path, read_acmi
+from pyflyt_like.common.atomic_files import check_file_destination, write_atomically
 from pyflyt_like.envs import MAFixedwingDogfightEnv
 from pyflyt_like.envs.dogfight.scene_recorder import DogfightRecorder
 
@@ -155,12 +155,21 @@ def main() -> None:
     parser.add_argument("--from", dest="recorded", type=Path, default=None,
                         help="draw this recorded .acmi file instead of flying an episode")
     args = parser.parse_args()
+    # where the picture and the recording go, proved writable before anything is flown; a
+    # file to draw, read before anything is drawn: one line and exit 2, not a traceback
+    try:
+        check_file_destination(args.png, ".png", "--png")
+        if args.recorded is None:
+            check_acmi_path(args.acmi, "--acmi")
+        else:
+            args.acmi = args.recorded
+            recording = read_acmi(args.recorded)
+    except (OSError, ValueError) as error:
+        parser.exit(2, f"{parser.prog}: error: {error}\n")  # one line, as argparse's
     if args.recorded is None:
         steps, seconds = record_episode(args.acmi, args.seed)
         print(f"{steps} steps flown and recorded in {seconds:.2f} s")
-    else:
-        args.acmi = args.recorded
-    recording = read_acmi(args.acmi)
+        recording = read_acmi(args.acmi)
     marked = draw(recording, args.png)
     hit_count = sum(int(e.text.split(": ")[1].split()[0]) for e in recording.events
                     if e.kind == "Message")

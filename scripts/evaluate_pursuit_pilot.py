@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from pyflyt_like.common.atomic_files import write_atomically
+from pyflyt_like.common.atomic_files import check_file_destination, write_atomically
 from pyflyt_like.envs.dogfight.pursuit_pilot import PursuitPilot
 from pyflyt_like.envs.dogfight.scene import MAFixedwingDogfightEnv
 
@@ -107,11 +107,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--flight-mode", type=int, choices=(0, 1), default=1)
     parser.add_argument("--angle-representation", choices=("quaternion", "euler"),
                         default="quaternion")
-    parser.add_argument("--output", type=Path, default=None, help="also write JSON here")
+    parser.add_argument("--output", type=Path, default=None,
+                        help="also write the figures to this .json file")
     parser.add_argument("--verbose", action="store_true", help="one line per episode")
     args = parser.parse_args(argv)
     if args.episodes < 1:
         parser.error(f"--episodes must be >= 1, got {args.episodes}")
+    if args.output is not None:  # proved writable before the episodes are flown
+        try:
+            check_file_destination(args.output, ".json", "--output")
+        except (OSError, ValueError) as error:
+            parser.exit(2, f"{parser.prog}: error: {error}\n")  # one line, as argparse's
     summary = evaluate(args.episodes, args.opponent, args.seed, args.team_size,
                        args.flight_mode, args.angle_representation, args.verbose)
     print(f"PursuitPilot vs {summary['opponent']}: {summary['episodes']} episodes "

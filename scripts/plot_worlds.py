@@ -37,7 +37,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run as a script from anywhere: the repository's package
 
-from pyflyt_like.common.atomic_files import write_atomically  # noqa: E402
+from pyflyt_like.common.atomic_files import (  # noqa: E402
+    FileWriteError,
+    prepare_output_folder,
+    write_atomically,
+)
 from pyflyt_like.core import Aviary  # noqa: E402
 from pyflyt_like.core.world_bodies import COLOURS  # noqa: E402
 from pyflyt_like.sensors import lidar, resolve_sensor  # noqa: E402
@@ -302,9 +306,10 @@ def main(argv: Sequence[str] | None = None) -> list[Path]:
     parser.add_argument("--out", type=Path, default=OUTPUT,
                         help="folder for the PNGs (default: docs/assets/worlds)")
     out = parser.parse_args(argv).out
-    if out.exists() and not out.is_dir():
-        parser.error(f"--out must be a folder, got the file {out}")
-    out.mkdir(parents=True, exist_ok=True)
+    try:  # made, and proved writable, before anything is drawn
+        prepare_output_folder(out, "--out")
+    except FileWriteError as error:
+        parser.exit(2, f"{parser.prog}: error: {error}\n")  # one line, as argparse's
     forest = FOREST.generate(seed=FOREST_SEED)
     forest_title = f"Forest(density=0.1, radius=(0.1, 0.3)), seed {FOREST_SEED}"
     written = [

@@ -2,9 +2,10 @@
 
 Every failure to write an output (a report file, the sweep table, the video) is a
 :class:`ReportError` with a one-line message naming the place, raised before a flight when
-it can be foreseen (:func:`check_output_folder`). Files are written atomically
-(:func:`write_output_file`), and :func:`fill_folder` puts a set of files into a folder
-all-or-nothing: a failure (a full disk, an error in a plot) leaves the folder as it was.
+it can be foreseen (:func:`check_output_folder`, which creates and removes a trial file
+there). Files are written atomically (:func:`write_output_file`), and :func:`fill_folder`
+puts a set of files into a folder all-or-nothing: a failure (a full disk, an error in a
+plot) leaves the folder as it was.
 """
 
 from __future__ import annotations
@@ -16,7 +17,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
-from pyflyt_like.common.atomic_files import FileWriteError, fsync_directory, write_atomically
+from pyflyt_like.common.atomic_files import (
+    FileWriteError,
+    fsync_directory,
+    prepare_output_folder,
+    trial_write,
+    write_atomically,
+)
 
 PathLike = str | os.PathLike
 
@@ -106,30 +113,31 @@ def fill_folder(folder: PathLike, write: Callable[[Path], list[Path]]) -> list[P
 
 
 def prepare_folder(folder: PathLike) -> Path:
-    """``folder`` as a Path, created with its parents if missing, checked to be writable.
+    """``folder`` as a Path, created with its parents if missing, proved writable by
+    creating and removing a trial file there
+    (:func:`~pyflyt_like.common.atomic_files.prepare_output_folder`).
 
     Raises:
         OutputFolderIsAFileError: it is a file.
-        ReportError: it cannot be created or is not writable.
+        ReportError: it cannot be created or no file can be written into it.
     """
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise OutputFolderIsAFileError(f"output folder {folder} is a file, not a folder")
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise ReportError(f"output folder {folder} cannot be created "
-                          f"({error.strerror or error})") from None
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise ReportError(f"output folder {folder} is not writable")
-    return folder
+        return prepare_output_folder(folder, "output folder")
+    except FileWriteError as error:
+        raise ReportError(str(error)) from None
 
 
 def check_output_folder(folder: PathLike) -> Path:
-    """Check, creating nothing, that :func:`fill_folder` could write into ``folder``.
+    """Check, leaving nothing behind, that :func:`fill_folder` could write into ``folder``.
 
-    For use before a long run: ``folder`` must be a writable folder, or not exist yet with
-    its nearest existing ancestor a writable folder (so that it can be created).
+    For use before a long run: ``folder`` must be a folder where a file can be written, or
+    not exist yet with its nearest existing ancestor a folder where one can be written (so
+    that it can be created). Writable means a trial file was created and removed there
+    (:func:`~pyflyt_like.common.atomic_files.trial_write`): permission bits pass root
+    also where nothing can be created (``/proc``, a read-only file system).
 
     Raises:
         OutputFolderIsAFileError: ``folder``, or the ancestor it would be created in, is a
@@ -148,13 +156,18 @@ def check_output_folder(folder: PathLike) -> Path:
     if existing == folder:
         if not is_folder:
             raise OutputFolderIsAFileError(f"output folder {folder} is a file, not a folder")
-        if not os.access(folder, os.W_OK | os.X_OK):
-            raise ReportError(f"output folder {folder} is not writable")
+        try:
+            trial_write(folder / "trial")
+        except OSError as error:
+            raise ReportError(f"output folder {folder} is not writable "
+                              f"({error.strerror or error})") from None
         return folder
     if not is_folder:
         raise OutputFolderIsAFileError(f"output folder {folder} cannot be created: {existing} "
                                        "is a file, not a folder")
-    if not os.access(existing, os.W_OK | os.X_OK):
+    try:
+        trial_write(existing / "trial")  # creating a file there: as creating the folder
+    except OSError as error:
         raise ReportError(f"output folder {folder} cannot be created: {existing} is not "
-                          "writable")
+                          f"writable ({error.strerror or error})") from None
     return folder

@@ -167,8 +167,9 @@ def check_destinations(output_dir: str | Path | None = None,
     """Check, before flying, that the report, the video and the ACMI replay can be written
     where asked.
 
-    Creates nothing. ``video_name`` and ``acmi_name`` are how the paths are called in
-    messages.
+    Leaves nothing behind: each folder is tried by creating and removing a trial file
+    there (permission bits pass root also where nothing can be created, e.g. ``/proc``).
+    ``video_name`` and ``acmi_name`` are how the paths are called in messages.
 
     Raises:
         ReportError: the output folder is a file, not writable or cannot be created; the

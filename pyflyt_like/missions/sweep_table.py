@@ -10,13 +10,14 @@ from __future__ import annotations
 import contextlib
 import csv
 import os
-import secrets
 import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
+
+from pyflyt_like.common.atomic_files import trial_write
 
 from .errors import short_repr
 from .output_files import ReportError, check_output_folder, prepare_folder, write_output_file
@@ -68,13 +69,13 @@ the table's name: the name must leave room for them."""
 
 
 def check_table_path(name: str, path: Any) -> Path:
-    """Check, creating nothing, that the table can be written to ``path``.
+    """Check, leaving nothing behind, that the table can be written to ``path``.
 
     ``path`` must be text or a path (not bytes) ending in ``.csv``, not a folder and not
     ending in ``/``, free of NUL characters, with every folder name at most
     :data:`NAME_MAX` bytes and the file name at most ``NAME_MAX - TEMPORARY_EXTRA``; its
-    folder must exist or be creatable (:func:`check_output_folder`). ``name`` (e.g.
-    ``--output``) starts the messages.
+    folder must exist or be creatable (:func:`check_output_folder`, which creates and
+    removes a trial file there). ``name`` (e.g. ``--output``) starts the messages.
 
     Raises:
         SweepTypeError: ``path`` is not text or a path.
@@ -118,7 +119,8 @@ def check_table_path(name: str, path: Any) -> Path:
 
 
 def claim_table_path(name: str, table: Path) -> None:
-    """Before flying, create the table's folder and write and remove a trial file there.
+    """Before flying, create the table's folder and write and remove a trial file there
+    (:func:`~pyflyt_like.common.atomic_files.trial_write`).
 
     The trial file is named like the atomic writer's temporary file (as long, in the same
     folder), so a name the file system refuses, a folder where files cannot be created
@@ -130,17 +132,10 @@ def claim_table_path(name: str, table: Path) -> None:
         SweepError: one line naming ``name``, the path and the reason.
     """
     created: list[Path] = []
-    trial = table.with_name(f".{table.name}.{secrets.token_hex(6)}.tmp")
     try:
         created = _missing_folders(table.parent)
-        prepare_folder(table.parent)
-        fd = os.open(trial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        try:
-            os.write(fd, b"point,seed\n")
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-            os.unlink(trial)
+        table.parent.mkdir(parents=True, exist_ok=True)
+        trial_write(table)
     except OSError as error:  # ReportError too
         for folder in created:
             with contextlib.suppress(OSError):

@@ -29,7 +29,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from pyflyt_like.common.atomic_files import write_atomically
+from pyflyt_like.common.atomic_files import check_file_destination, write_atomically
 
 from .networks import ACTIVATIONS
 from .policy import OBS_CLIP, OBS_VAR_EPS, PPOPolicy
@@ -81,12 +81,14 @@ def export_policy(policy: PPOPolicy, path: str | os.PathLike[str]) -> Path:
     Raises:
         TypeError: ``policy`` is not a PPOPolicy, or ``path`` is not a file name (str or
             os.PathLike).
-        ValueError: ``path`` ends in another suffix than ``.onnx`` or ``.h``, or the policy
-            has non-finite weights or statistics or an actor this module cannot express.
+        ValueError: ``path`` ends in another suffix than ``.onnx`` or ``.h``, is a folder or
+            holds a NUL character, or the policy has non-finite weights or statistics or an
+            actor this module cannot express.
         ImportError: ``.onnx`` without the onnx package (``pip install
             "pyflyt_like[export]"``).
-        FileWriteError: (an ``OSError``) the file cannot be written; ``path`` is then left
-            as it was.
+        FileWriteError: (an ``OSError``) its folder is missing or no file can be created
+            there (checked first, by creating and removing a trial file), or the file cannot
+            be written; ``path`` is then left as it was.
     """
     if not isinstance(policy, PPOPolicy):
         raise TypeError(f"policy must be a pyflyt_like.training.PPOPolicy, got {policy!r}")
@@ -96,6 +98,9 @@ def export_policy(policy: PPOPolicy, path: str | os.PathLike[str]) -> Path:
     if path.suffix not in EXPORT_SUFFIXES:
         raise ValueError(f"path must end in one of {', '.join(EXPORT_SUFFIXES)} (the suffix "
                          f"chooses the format), got {str(path)!r}")
+    # where the file goes, before the model is built: a folder, a missing one, one where no
+    # file can be created (a trial file is created and removed there)
+    check_file_destination(path, path.suffix, "path")
     if path.suffix == ".onnx":
         try:
             import onnx

@@ -12,8 +12,9 @@ from collections.abc import Sequence
 
 from pyflyt_like.common.validation import check_memory
 
-__all__ = ["check_config_memory", "check_policy_memory", "check_training_memory",
-           "parameter_count", "policy_memory_bytes", "training_memory_bytes"]
+__all__ = ["check_config_memory", "check_imitation_memory", "check_policy_memory",
+           "check_training_memory", "imitation_memory_bytes", "parameter_count",
+           "policy_memory_bytes", "training_memory_bytes"]
 
 FLOAT_BYTES = 4  # float32, what the networks and the rollout buffers use
 INDEX_BYTES = 8  # int64, the minibatch index tensors
@@ -65,6 +66,32 @@ def training_memory_bytes(n_steps: int, n_envs: int, obs_dim: int, act_dim: int,
     activations = (FLOAT_BYTES * _ACTIVATION_COPIES * 2 * sum(hidden_sizes)
                    * max(minibatch, n_envs))  # the rollout's forward pass acts on N at once
     return weights + batch * per_transition + activations
+
+
+def imitation_memory_bytes(n_samples: int, obs_dim: int, act_dim: int,
+                           hidden_sizes: Sequence[int], batch_size: int) -> int:
+    """Estimated peak bytes of fitting a policy to ``n_samples`` labelled observations
+    (:func:`~pyflyt_like.training.imitation.fit_to_teacher`, and DAgger's rounds).
+
+    Counts the parameters four times (value, gradient, Adam's two moments), four float32
+    copies of each observation and three of each action (DAgger's stored samples, their
+    concatenation, the fit's inputs and labels and the normalised inputs), the minibatch
+    permutation (an int64 per sample), and the activations of one minibatch's forward and
+    backward pass through the actor (3 floats per hidden unit and sample).
+    """
+    weights = _TRAINING_COPIES * policy_memory_bytes(obs_dim, act_dim, hidden_sizes)
+    per_sample = FLOAT_BYTES * (4 * obs_dim + 3 * act_dim) + INDEX_BYTES
+    activations = (FLOAT_BYTES * _ACTIVATION_COPIES * sum(hidden_sizes)
+                   * min(batch_size, n_samples))
+    return weights + n_samples * per_sample + activations
+
+
+def check_imitation_memory(what: str, n_samples: int, obs_dim: int, act_dim: int,
+                           hidden_sizes: Sequence[int], batch_size: int, hint: str) -> None:
+    """Refuse (ValueError) a fit whose :func:`imitation_memory_bytes` exceed the memory
+    limit; ``what`` names the sizes, ``hint`` what to change."""
+    check_memory(what, imitation_memory_bytes(n_samples, obs_dim, act_dim, hidden_sizes,
+                                              batch_size), hint=hint)
 
 
 def check_policy_memory(obs_dim: int, act_dim: int, hidden_sizes: Sequence[int]) -> None:

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import copy
+import errno
+import io
 import math
+import os
+import sys
 import zipfile
 
 import numpy as np
 import pybullet
 import pytest
 
+from pyflyt_like.common import atomic_files
 from pyflyt_like.common.acmi import (
     DEFAULT_REFERENCE_LATITUDE,
     DEFAULT_REFERENCE_LONGITUDE,
@@ -22,6 +28,7 @@ from pyflyt_like.common.acmi import (
     read_acmi,
     tacview_to_euler,
 )
+from pyflyt_like.common.acmi import reader as reader_module
 from pyflyt_like.common.atomic_files import FileWriteError
 
 
@@ -298,10 +305,86 @@ def writer(tmp_path):
     (lambda w: w.event(2.0, "Message", [1], "a|b"), ValueError, "text must not hold '|'"),
     (lambda w: w.event(2.0, "Message", [1], "a\rb"), ValueError, "carriage return"),
     (lambda w: w.set_properties(2.0, 1, {}), ValueError, "at least one property"),
+    # each refused after an earlier part of the call was valid: nothing of it is kept
+    (lambda w: w.frame(2.0, [1, 7], np.zeros((2, 3)), np.zeros((2, 3))), ValueError,
+     r"object_ids names 7, which was never added"),
+    (lambda w: w.frame(2.0, [1, 2], [[0.0, 0.0, 0.0], [0.0, 1e7, 0.0]], np.zeros((2, 3))),
+     ValueError, r"positions\[1\] lies at latitude 90\.4.* deg .*must be in \[-90, 90\] deg"),
+    (lambda w: w.frame(2.0, [1, 2], np.zeros((2, 3)), [[0.0, 0.0, 0.0], [1e307, 0.0, 0.0]]),
+     ValueError, r"euler\[1\] must be angles \[rad\] whose degrees are finite"),
+    (lambda w: w.frame(2.0, [1, 2], np.zeros((2, 3)), np.zeros((3, 3))), ValueError,
+     r"euler must have shape \(2, 3\)"),
+    (lambda w: w.frame(-1.0, [1], np.zeros((1, 3)), np.zeros((1, 3))), ValueError,
+     r"time_s must be >= 0 s, got -1\.0"),
+    (lambda w: w.frame("2", [1], np.zeros((1, 3)), np.zeros((1, 3))), TypeError, "time_s"),
+    (lambda w: w.set_properties(0.5, 1, {"Health": 1}), ValueError, "time_s must not go back"),
+    (lambda w: w.set_properties(2.0, 7, {"Health": 1}), ValueError, "names 7, which was never"),
+    (lambda w: w.set_properties(2.0, 1, {"Health": math.nan}), ValueError,
+     r"properties\['Health'\] must be a finite number"),
+    (lambda w: w.set_properties(2.0, 1, {"Label": "a\rb"}), ValueError, "carriage return"),
+    (lambda w: w.set_properties(2.0, 1, {"T": "0|0|0"}), ValueError, "property names"),
+    (lambda w: w.event(0.5, "Message", [1], "late"), ValueError, "time_s must not go back"),
+    (lambda w: w.event(2.0, "Message", [1, 9]), ValueError, "never added"),
+    (lambda w: w.event(2.0, "Message", [1], 5), TypeError, "text must be a str"),
+    (lambda w: w.remove(0.5, 1), ValueError, "time_s must not go back"),
+    (lambda w: w.remove(2.0, 7), ValueError, "names 7, which was never added"),
+    (lambda w: w.remove(2.0, 0), ValueError, r"object_id must be in \[1, 2\*\*64"),
+    (lambda w: w.add_object(3, "c", coalition=["red"]), TypeError, "coalition must be a str"),
+    (lambda w: w.add_object(3, "c", properties=[("Pilot", "x")]), TypeError,
+     "properties must be a mapping"),
 ])
-def test_writer_errors_name_the_argument(writer, call, error, match):
+def test_writer_errors_name_the_argument_and_change_nothing(writer, tmp_path, call, error,
+                                                            match):
+    before = copy.deepcopy(vars(writer))  # the state and the lines recorded so far
     with pytest.raises(error, match=match):
         call(writer)
+    assert vars(writer) == before
+    _after_the_refusal(writer)  # a valid call works, and writes what it would have
+    reference = AcmiWriter(tmp_path / "reference.acmi")
+    reference.add_object(1, "a")
+    reference.add_object(2, "b")
+    reference.frame(1.0, [1, 2], np.zeros((2, 3)), np.zeros((2, 3)))
+    _after_the_refusal(reference)
+    assert writer.close().read_bytes() == reference.close().read_bytes()
+
+
+def _after_the_refusal(writer):
+    writer.frame(2.0, [1, 2], [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], np.full((2, 3), 0.1))
+    writer.set_properties(2.0, 1, {"Health": 0.5})
+    writer.event(2.5, "Message", [1, 2], "still recording")
+    writer.remove(3.0, 2)
+
+
+def test_a_huge_altitude_is_refused_and_changes_nothing(tmp_path):
+    writer = AcmiWriter(tmp_path / "high.acmi", reference_altitude=1e308)
+    writer.add_object(1, "a")
+    before = copy.deepcopy(vars(writer))
+    with pytest.raises(ValueError, match=r"positions\[0\] gives altitude inf m above sea "
+                                         r"level \(reference_altitude \+ z\); it must be finite"):
+        writer.frame(0.0, [1], [[0.0, 0.0, 1e308]], np.zeros((1, 3)))
+    assert vars(writer) == before
+    writer.frame(0.0, [1], np.zeros((1, 3)), np.zeros((1, 3)))
+    assert len(read_acmi(writer.close()).frames) == 1
+
+
+def test_a_failed_close_keeps_the_earlier_file_and_the_recording(writer, tmp_path,
+                                                                  monkeypatch):
+    writer.path.write_text("the earlier file")
+    before = copy.deepcopy(vars(writer))
+
+    def full_disk(source, target):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(atomic_files.os, "replace", full_disk)
+    with pytest.raises(FileWriteError, match=r"cannot write .*e\.acmi: No space left"):
+        writer.close()
+    assert writer.path.read_text() == "the earlier file"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["e.acmi"]  # no partial file
+    assert vars(writer) == before and not writer.closed  # still open, nothing lost
+    monkeypatch.undo()
+    writer.frame(2.0, [1], np.ones((1, 3)), np.zeros((1, 3)))
+    assert [time for time, _ in read_acmi(writer.close()).frames] == [1.0, 2.0]
+    assert writer.closed
 
 
 def test_removed_objects_and_closed_writers_refuse_more(writer):
@@ -340,6 +423,10 @@ def test_bad_paths(tmp_path):
         AcmiWriter(tmp_path / "missing" / "x.acmi")
     with pytest.raises(TypeError, match="path must be a str or os.PathLike"):
         AcmiWriter(3)
+    if sys.platform.startswith("linux"):  # root may write anywhere /proc lets it: nowhere
+        with pytest.raises(FileWriteError, match=r"path /proc/x\.acmi: no file can be "
+                                                 r"written in its folder /proc"):
+            AcmiWriter("/proc/x.acmi")
 
 
 def test_an_error_inside_the_block_still_writes_the_recording_so_far(tmp_path):
@@ -362,7 +449,7 @@ def test_an_error_inside_the_block_still_writes_the_recording_so_far(tmp_path):
      "line 4: T of object 1 leaves component 1 empty before it was ever given"),
     ("FileType=text/acmi/tacview\nFileVersion=2.2\n#0\n1,T=1|2\n", "3, 5, 6 or 9 components"),
     ("FileType=text/acmi/tacview\nFileVersion=2.2\n#0\n1,T=1|x|3\n",
-     "T component 2 must be a number"),
+     r"T component 2 \(latitude\) must be a finite number, got 'x'"),
     ("FileType=text/acmi/tacview\nFileVersion=2.2\n#soon\n", "line 3: a time frame must be"),
     ("FileType=text/acmi/tacview\nFileVersion=2.2\nZZ,Name=a\n", "must be hexadecimal"),
     ("FileType=text/acmi/tacview\nFileVersion=2.2\n1,Name\n", "must be Name=Value"),
@@ -372,3 +459,119 @@ def test_reader_errors_name_the_file_and_line(tmp_path, text, match):
     path.write_text(text, encoding="utf-8")
     with pytest.raises(ValueError, match=match):
         read_acmi(path)
+
+
+HEADER = "FileType=text/acmi/tacview\nFileVersion=2.2\n"
+
+
+def _zip(members: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("data, match", [
+    (bytes(range(256)), r"bad\.acmi, line 2: not UTF-8 text: byte 0x80 at offset 128 cannot "
+                        r"be decoded; an ACMI file is UTF-8 text \(or a zip of one\)"),
+    ((HEADER + "0,Title=café").encode()[:-1],
+     r"bad\.acmi, line 3: not UTF-8 text: byte 0xc3 at offset 54 cannot be decoded \(the "
+     r"file ends inside a character\)"),
+    (b"\xef\xbb\xbf" + HEADER.encode() + b"0,Title=\xff\n",
+     r"line 3: not UTF-8 text: byte 0xff at offset 54"),
+    (b"PK\x03\x04 not really a zip", r"bad\.acmi starts as a zip archive \(a zipped ACMI "
+                                     r"file\) but cannot be unzipped: File is not a zip file"),
+    (_zip({}), r"bad\.acmi: a zipped ACMI file must hold exactly one file, this one holds 0"),
+    (_zip({"a.acmi": HEADER, "b.acmi": HEADER}),
+     r"must hold exactly one file, this one holds 2: \['a\.acmi', 'b\.acmi'\]"),
+    (_zip({"a.acmi": b"\xff"}), r"bad\.acmi \(its file a\.acmi\), line 1: not UTF-8 text"),
+    (_zip({"a.acmi": HEADER + "0,ReferenceLatitude=91\n"}),
+     r"bad\.acmi \(its file a\.acmi\), line 3: ReferenceLatitude must be a number in "
+     r"\[-90, 90\] deg, got '91'"),
+    (b"", r"bad\.acmi is not a text ACMI file: it is empty"),
+    (b"\n\n", r"bad\.acmi is not a text ACMI file: it is empty"),
+    (HEADER + "0,ReferenceLongitude=abc\n",
+     r"bad\.acmi, line 3: ReferenceLongitude must be a number in \[-180, 180\] deg, got 'abc'"),
+    (HEADER + "0,ReferenceLongitude=nan\n", r"line 3: ReferenceLongitude must be a number in"),
+    (HEADER + "0,ReferenceLongitude=180.5\n", r"ReferenceLongitude must be a number in"),
+    (HEADER + "0,ReferenceLatitude=-inf\n", r"ReferenceLatitude must be a number in"),
+    (HEADER + "0,ReferenceLatitude=-90.01\n", r"ReferenceLatitude must be a number in"),
+    (HEADER + "#0\n1,T=nan|2|3\n",
+     r"line 4: T component 1 \(longitude\) must be a finite number, got 'nan'"),
+    (HEADER + "#0\n1,T=1|2|-inf\n", r"T component 3 \(altitude\) must be a finite number"),
+    (HEADER + "#0\n1,T=1|2|3|1e999|0|0\n", r"T component 4 \(roll\) must be a finite"),
+    (HEADER + "#0\n1,T=1|2|3|0|0|0|0|0|nan\n", r"T component 9 \(heading\) must be a"),
+    (HEADER + "#0\n1,T=1|2|3|u|0\n", r"T component 4 \(U\) must be a finite number"),
+    (HEADER + "#0\n1,T=1|95|3\n",
+     r"line 4: T's latitude 95 deg \(\+ ReferenceLatitude 0 deg = 95 deg\) must be in "
+     r"\[-90, 90\] deg"),
+    # the reference may come after the transforms: the latitude is checked with it
+    (HEADER + "#0\n1,T=1|45|3\n#1\n1,T=1|-30|3\n0,ReferenceLatitude=50\n",
+     r"line 4: T's latitude 45 deg \(\+ ReferenceLatitude 50 deg = 95 deg\)"),
+    (HEADER + "#inf\n", r"line 3: a time frame must be finite"),
+    (HEADER + "0,Event=Destroyed|XYZ|boom\n", r"line 3: an object id must be hexadecimal"),
+])
+def test_unreadable_files_are_value_errors_naming_the_file(tmp_path, data, match):
+    path = tmp_path / "bad.acmi"
+    path.write_bytes(data.encode() if isinstance(data, str) else data)
+    with pytest.raises(ValueError, match=match) as caught:
+        read_acmi(path)
+    assert type(caught.value) is ValueError and "\n" not in str(caught.value)
+
+
+def test_latitudes_up_to_the_poles_are_read(tmp_path):
+    path = tmp_path / "south.acmi"
+    path.write_text(HEADER + "0,ReferenceLatitude=-89.5\n#0\n1,T=1|0.5|3\n#1\n1,T=|-0.5|\n")
+    recording = read_acmi(path)
+    assert recording.reference_latitude == -89.5
+    assert [poses[1][:3] for _, poses in recording.frames] == [(1.0, -89.0, 3.0),
+                                                                (1.0, -90.0, 3.0)]
+
+
+def test_bad_paths_to_read(tmp_path):
+    with pytest.raises(FileNotFoundError, match=r"ACMI file .*missing\.acmi not found"):
+        read_acmi(tmp_path / "missing.acmi")
+    with pytest.raises(ValueError, match=r"ACMI file .* is a folder; give the path of an "
+                                         r"\.acmi file"):
+        read_acmi(tmp_path)
+    for bad in (3, None, b"x.acmi"):
+        with pytest.raises(TypeError, match="path must be the path"):
+            read_acmi(bad)
+
+
+def test_a_zip_whose_data_is_corrupt_is_a_value_error(tmp_path):
+    data = bytearray(_zip({"a.acmi": HEADER * 20}))
+    data[40] ^= 0xFF  # inside the stored member's data: the CRC no longer matches
+    path = tmp_path / "crc.zip.acmi"
+    path.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match=r"crc\.zip\.acmi starts as a zip archive .* cannot be "
+                                         r"unzipped: Bad CRC-32"):
+        read_acmi(path)
+
+
+@pytest.mark.parametrize("zipped", [False, True])
+def test_a_recording_too_big_for_memory_is_refused_before_it_is_read(tmp_path, monkeypatch,
+                                                                     zipped):
+    path = tmp_path / "big.acmi"
+    text = HEADER + "#0\n1,T=1|2|3\n" * 1000
+    path.write_bytes(_zip({"big.acmi": text}) if zipped else text.encode())
+    monkeypatch.setattr(reader_module, "check_memory", _pretend_memory(10_000))
+    with pytest.raises(ValueError, match=r"reading the ACMI file .*big\.acmi.* \(\d+ bytes\) "
+                                         r"needs about .* GiB, more than the .* GiB allowed"):
+        read_acmi(path)
+
+
+def _pretend_memory(limit: float):
+    """check_memory with ``limit`` bytes allowed."""
+    from pyflyt_like.common import validation
+
+    def check(what, n_bytes, hint=""):
+        real = validation.memory_limit_bytes
+        validation.memory_limit_bytes = lambda: limit
+        try:
+            validation.check_memory(what, n_bytes, hint)
+        finally:
+            validation.memory_limit_bytes = real
+
+    return check

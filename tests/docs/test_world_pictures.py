@@ -75,11 +75,21 @@ def test_the_same_seed_draws_the_same_picture(tmp_path):
     assert first.read_bytes() == second.read_bytes()
 
 
-def test_out_must_be_a_folder(tmp_path):
-    a_file = tmp_path / "file.png"
-    a_file.write_bytes(b"")
-    with pytest.raises(SystemExit):
-        plot_worlds.main(["--out", str(a_file)])
+@pytest.mark.parametrize("out, message", [
+    ("file.png", r"--out .*file\.png is a file, not a folder"),
+    ("file.png/sub", r"--out .*file\.png/sub cannot be created \(Not a directory\)"),
+    # /proc passes os.access for root (who runs CI), yet nothing can be created there
+    ("/proc/worlds", r"--out /proc/worlds cannot be created \("),
+])
+def test_out_must_be_a_folder_where_files_can_be_written(tmp_path, capsys, out, message):
+    if out.startswith("/proc") and not sys.platform.startswith("linux"):
+        pytest.skip("/proc is Linux's")
+    (tmp_path / "file.png").write_bytes(b"")
+    with pytest.raises(SystemExit) as caught:
+        plot_worlds.main(["--out", str(tmp_path / out)])
+    assert caught.value.code == 2
+    assert re.search(f"error: {message}", capsys.readouterr().err)
+    assert [p.name for p in tmp_path.iterdir()] == ["file.png"]  # nothing drawn
 
 
 @pytest.mark.parametrize("page", PAGES)

@@ -39,3 +39,14 @@ def test_the_flags_exit_2_naming_the_extra(tmp_path, argv):
     lines = result.stderr.strip().splitlines()
     assert result.returncode == 2, result.stderr
     assert len(lines) == 1 and INSTALL_LINE in lines[0] and "--rerun" in lines[0], lines
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux's")
+def test_an_rrd_path_where_even_root_cannot_write_is_refused_up_front():
+    # checked before the SDK is imported: no rerun needed to be told
+    from pyflyt_like.common.atomic_files import FileWriteError
+    from pyflyt_like.integrations.rerun._sdk import check_rrd_path
+
+    with pytest.raises(FileWriteError, match=r"--rerun /proc/x\.rrd: no file can be written "
+                                             r"in its folder /proc \("):
+        check_rrd_path("/proc/x.rrd", "--rerun")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from pyflyt_like.common.acmi import writer as acmi_module
 from pyflyt_like.common.atomic_files import FileWriteError
 from pyflyt_like.missions import runner as runner_module
 from pyflyt_like.missions.mission import VEHICLE_CONTROLLERS
+from tests.unwritable import refuse_writes_in
 
 # Two rotorcraft flying 0.2-0.4 m each: the whole run takes about a second.
 TWO_VEHICLES = """
@@ -119,15 +119,9 @@ def test_bad_acmi_paths_exit_2_with_one_line_before_flying(tmp_path, capfd, monk
     else:
         replay = tmp_path / "replays" / "replay.acmi"
         replay.parent.mkdir()
-        real_access = os.access
-
-        def access(target, mode, *args, **kwargs):  # root ignores modes: pretend
-            if Path(target) == replay.parent and mode & os.W_OK:
-                return False
-            return real_access(target, mode, *args, **kwargs)
-
-        monkeypatch.setattr(os, "access", access)
-        match = r"--acmi .*replay\.acmi: its folder .*replays is not writable"
+        refuse_writes_in(monkeypatch, replay.parent)
+        match = (r"--acmi .*replay\.acmi: no file can be written in its folder .*replays "
+                 r"\(Permission denied\)")
     code, stdout, err = fly_in_process(capfd, str(mission_file(tmp_path, TWO_VEHICLES)),
                                        "--output", str(tmp_path / "out"), "--acmi", str(replay))
     lines = err.strip().splitlines()

@@ -1,11 +1,9 @@
 """`pyflyt-like fly`: exit codes, one-line errors, the report files, atomic output."""
 
 import json
-import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,6 +14,7 @@ from pyflyt_like.missions import runner as runner_module
 from pyflyt_like.missions import video as video_module
 from pyflyt_like.missions.default_mission import DEFAULT_MISSION_YAML
 from pyflyt_like.missions.flight_log import FlightLog
+from tests.unwritable import refuse_writes_in
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -89,6 +88,29 @@ def test_user_errors_exit_2_with_one_line_and_no_traceback(tmp_path, content, ma
     assert len(lines) == 1 and match in lines[0] and "Traceback" not in run.stderr
     assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]
     assert (out / "keep.txt").read_text() == "precious"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux's")
+@pytest.mark.parametrize("flag, path, match", [
+    ("--acmi", "/proc/x.acmi",
+     r"--acmi /proc/x\.acmi: no file can be written in its folder /proc \("),
+    ("--video", "/proc/x.mp4",
+     r"--video /proc/x\.mp4: no file can be written in its folder /proc \("),
+    ("--output", "/proc", r"output folder /proc is not writable \("),
+    ("--output", "/proc/out", r"output folder /proc/out cannot be created: /proc is not "
+                              r"writable \("),
+])
+def test_a_folder_where_even_root_cannot_write_is_refused_before_flying(tmp_path, flag, path,
+                                                                        match):
+    # /proc passes every permission check (os.access) for root, who runs CI, but no file
+    # can be created there: only a trial file tells, before the flight, not after it.
+    args = ["--output", str(tmp_path / "out")] if flag != "--output" else []
+    run = fly(*args, flag, path)
+    assert run.returncode == 2 and run.stdout == ""  # not flown: no outcome printed
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in run.stderr, run.stderr
+    assert re.search(match, lines[0]), lines[0]
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_crashing_mission_exits_1_and_reports_it(tmp_path):
@@ -166,18 +188,6 @@ def assert_exit_2_one_line(code, err, match):
     assert re.search(match, lines[0]), lines[0]
 
 
-def unwritable(monkeypatch, path):
-    """Pretend ``path`` is not writable (os.access; real modes do not bind root)."""
-    real_access = os.access
-
-    def access(target, mode, *args, **kwargs):
-        if Path(target) == path and mode & os.W_OK:
-            return False
-        return real_access(target, mode, *args, **kwargs)
-
-    monkeypatch.setattr(os, "access", access)
-
-
 @pytest.mark.parametrize("case", ["output is a file", "output under a file",
                                   "output not writable", "video extension", "video folder missing",
                                   "video is a folder", "video folder not writable",
@@ -194,8 +204,9 @@ def test_destinations_are_checked_before_flying(tmp_path, tiny, capfd, monkeypat
         args[2] = str(tmp_path / "file" / "out")
         match = r"output folder .*file/out cannot be created: .*file is a file"
     elif case == "output not writable":
-        unwritable(monkeypatch, tmp_path)
-        match = r"output folder .*out cannot be created: .* is not writable"
+        refuse_writes_in(monkeypatch, tmp_path)
+        match = (r"output folder .*out cannot be created: .* is not writable \(Permission "
+                 r"denied\)")
     elif case == "video extension":
         args += ["--video", str(tmp_path / "clip.avi")]
         match = r"--video must name an \.mp4 file, got '.*clip\.avi'"
@@ -209,9 +220,9 @@ def test_destinations_are_checked_before_flying(tmp_path, tiny, capfd, monkeypat
     elif case == "video folder not writable":
         videos = tmp_path / "videos"
         videos.mkdir()
-        unwritable(monkeypatch, videos)
+        refuse_writes_in(monkeypatch, videos)
         args += ["--video", str(videos / "clip.mp4")]
-        match = r"its folder .*videos is not writable"
+        match = r"--video .*clip\.mp4: no file can be written in its folder .*videos \(Perm"
     else:
         def missing():
             raise ImportError(video_module.INSTALL_HINT)

@@ -17,6 +17,7 @@ import pytest
 
 from pyflyt_like.missions import plots, report
 from pyflyt_like.missions.flight_log import FlightLog
+from tests.unwritable import refuse_writes_in
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 SETPOINTS = ("sp_x", "sp_y", "sp_yaw", "sp_z")
@@ -246,8 +247,8 @@ def test_a_read_only_output_folder_is_a_clear_error(tmp_path, monkeypatch):
     folder.mkdir()
     folder.chmod(0o555)
     if not hasattr(os, "geteuid") or os.geteuid() == 0:  # permissions do not bind root
-        monkeypatch.setattr(os, "access", lambda path, mode: False)
-    expected = re.escape(f"output folder {folder} is not writable")
+        refuse_writes_in(monkeypatch, folder)
+    expected = re.escape(f"output folder {folder} is not writable (Permission denied)")
     try:
         with pytest.raises(report.ReportError, match=expected):
             report.write_outputs([make_log()], summary_of([make_log()]), folder)

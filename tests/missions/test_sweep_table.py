@@ -93,7 +93,11 @@ def test_the_trial_write_leaves_an_existing_table_untouched(tmp_path):
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux's")
 def test_a_folder_where_no_file_can_be_created_fails_the_trial_even_for_root():
     # /proc passes every permission check for root, but no file can be created there.
-    check_table_path("--output", "/proc/t.csv")
+    with pytest.raises(SweepError, match=r"--output: output folder /proc is not writable \("):
+        check_table_path("--output", "/proc/t.csv")
+    with pytest.raises(SweepError, match=r"--output: output folder /proc/new cannot be "
+                                         r"created: /proc is not writable \("):
+        check_table_path("--output", "/proc/new/t.csv")
     with pytest.raises(SweepError, match=r"--output /proc/t\.csv cannot be written: "):
         claim_table_path("--output", Path("/proc/t.csv"))
 
@@ -220,7 +224,8 @@ def test_an_unwritable_output_is_found_before_flying(mission, tmp_path, capfd, m
         assert sweep(str(mission), "--param", "speed=0.3", "--serial", "--output",
                      "/proc/t.csv") == 2
         err = capfd.readouterr().err
-        assert "--output /proc/t.csv cannot be written" in err and len(err.splitlines()) == 1
+        assert ("--output: output folder /proc is not writable (" in err
+                and len(err.splitlines()) == 1), err
 
 
 def test_a_table_that_cannot_be_written_after_the_sweep_is_saved_in_the_current_folder(

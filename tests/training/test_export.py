@@ -21,6 +21,7 @@ from tests.extras import require_extra
 torch = require_extra("rl", "torch")
 
 from pyflyt_like.common.atomic_files import FileWriteError  # noqa: E402
+from pyflyt_like.training import export as export_module  # noqa: E402
 from pyflyt_like.training.export import export_policy  # noqa: E402
 from pyflyt_like.training.policy import OBS_CLIP, PPOPolicy  # noqa: E402
 
@@ -297,3 +298,31 @@ def test_non_finite_weights_are_refused(tmp_path):
 def test_a_missing_folder_is_a_file_write_error(tmp_path):
     with pytest.raises(FileWriteError, match="missing"):
         export_policy(make_policy(), tmp_path / "missing" / "policy.h")
+
+
+@pytest.mark.parametrize(("name", "error", "match"), [
+    ("folder.h", ValueError, r"path .*folder\.h is a folder; give the path of an \.h file"),
+    ("a\0b.h", ValueError, r"path must not contain a NUL character, got '.*a\\x00b\.h'"),
+    ("file/policy.h", FileWriteError, r"path .*policy\.h: .*file is not a folder"),
+    ("x" * 300 + ".h", FileWriteError, r"path .*\.h cannot be checked \(File name too long\)"),
+    # fits, but not its temporary file: found by the trial, before the model is built
+    ("x" * 250 + ".h", FileWriteError, r"path .*\.h: the file name is too long \(File name "
+                                       r"too long\) for the temporary file"),
+    ("/proc/policy.h", FileWriteError, r"path /proc/policy\.h: no file can be written in its "
+                                       r"folder /proc \("),
+])
+def test_a_destination_that_cannot_take_the_file_is_refused_first(tmp_path, monkeypatch,
+                                                                   name, error, match):
+    if name.startswith("/proc") and not sys.platform.startswith("linux"):
+        pytest.skip("/proc is Linux's")
+    (tmp_path / "folder.h").mkdir()
+    (tmp_path / "file").write_text("a file")
+    before = sorted(tmp_path.iterdir())
+
+    def built(*args, **kwargs):
+        raise AssertionError("the model was built before the path was checked")
+
+    monkeypatch.setattr(export_module, "_c_header", built)
+    with pytest.raises(error, match=match):
+        export_policy(make_policy(), tmp_path / name)
+    assert sorted(tmp_path.iterdir()) == before  # nothing left behind

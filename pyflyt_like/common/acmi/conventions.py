@@ -119,14 +119,17 @@ def _check_reference_latitude(value: object) -> float:
 
 # ------------------------------------------------------------------ paths
 def check_acmi_path(path: object, name: str = "path") -> Path:
-    """Check, creating nothing, that an ACMI file can be written to ``path``; return it.
+    """Check, leaving nothing behind, that an ACMI file can be written to ``path``; return
+    it. A trial file is created and removed in its folder
+    (:func:`~pyflyt_like.common.atomic_files.check_file_destination`).
 
     ``name`` is how the path is called in messages (e.g. ``--acmi``).
 
     Raises:
         TypeError: ``path`` is not a str or os.PathLike.
         ValueError: it does not end in ``.acmi`` or is an existing folder.
-        FileWriteError: its folder does not exist, is not a folder or is not writable.
+        FileWriteError: its folder does not exist, is not a folder or no file can be created
+            there.
     """
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"{name} must be a str or os.PathLike, got {path!r}")

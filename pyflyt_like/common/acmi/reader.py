@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import codecs
+import io
 import math
 import os
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from ..validation import check_int
+from ..validation import check_int, check_memory
 from .conventions import (
     _HEX_ID,
     _UNESCAPED_COMMA,
@@ -88,6 +91,15 @@ class AcmiRecording:
         return times, positions, tacview_to_euler(np.nan_to_num(poses[:, 3:]))
 
 
+#: Bytes of memory a read recording takes per byte of its text, beyond the text itself
+#: (the bytes, the decoded text and its lines: at most about 3) ...
+_BYTES_PER_BYTE = 3
+#: ... and per line (a transform's pose list, its frame's tuple and dict entries: measured
+#: 450 B for the shortest lines, #k and 1,T=|||||).
+_BYTES_PER_LINE = 600
+_ZIP_MAGIC = b"PK"  # every zip file, also an empty one (b"PK\x05\x06"), starts so
+
+
 def read_acmi(path: str | os.PathLike) -> AcmiRecording:
     """Read a text ACMI 2.2 file (or a zip-compressed one, as Tacview saves).
 
@@ -95,25 +107,103 @@ def read_acmi(path: str | os.PathLike) -> AcmiRecording:
     + U|V|heading); empty components keep the object's last value; ``//`` comments are
     skipped; ``\\,`` is a comma and a line ending in ``\\`` continues on the next one.
 
+    Every number read must be finite: ``ReferenceLongitude`` in [-180, 180] deg,
+    ``ReferenceLatitude`` in [-90, 90] deg, each transform's latitude (the reference added)
+    in [-90, 90] deg. The recording must fit in memory (about 3 bytes per byte of text and
+    600 per line: checked before it is read, with the estimate in the message).
+
     Raises:
-        FileNotFoundError: no such file.
-        ValueError: it is not a text ACMI file, or a line cannot be read (the message
-            names the file and the line).
+        TypeError: ``path`` is not a str or os.PathLike.
+        FileNotFoundError: no such file. PermissionError: it may not be read (other
+            OSErrors likewise name it).
+        ValueError: it is a folder; it is not a text ACMI file (not UTF-8, a broken zip, a
+            zip of no or several files, no header); a line cannot be read or holds a number
+            out of range; it is too big for memory. The message names the file (and the
+            zip's member), the line and the property where there is one, and what is
+            allowed.
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be the path (str or os.PathLike) of an ACMI file, got "
+                        f"{path!r}")
     path = Path(path)
-    raw = path.read_bytes()
-    if raw.startswith(b"PK\x03\x04"):
-        with zipfile.ZipFile(path) as archive:
-            names = archive.namelist()
-            if len(names) != 1:
-                raise ValueError(f"{path}: a zipped ACMI holds one file, this one {len(names)}")
-            raw = archive.read(names[0])
-    return _Parser(path, raw.decode("utf-8-sig")).parse()
+    raw = _read_bytes(path)
+    where = str(path)
+    if raw.startswith(_ZIP_MAGIC):
+        raw, member = _unzip(path, raw)
+        where = f"{path} (its file {member})"
+    return _Parser(where, _decode(where, raw)).parse()
+
+
+def _read_bytes(path: Path) -> bytes:
+    """The bytes of the file at ``path``, its size checked against the memory first."""
+    try:
+        if path.is_dir():
+            raise ValueError(f"ACMI file {path} is a folder; give the path of an .acmi file")
+        size = path.stat().st_size
+        _check_memory(str(path), size)
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"ACMI file {path} not found") from None
+    except PermissionError:
+        raise PermissionError(f"ACMI file {path} cannot be read: permission denied") from None
+    except OSError as error:
+        raise OSError(f"ACMI file {path} cannot be read: {error.strerror or error}") from None
+
+
+def _unzip(path: Path, raw: bytes) -> tuple[bytes, str]:
+    """(the bytes, the name) of the one file of the zip archive ``raw`` read from ``path``."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+            members = [info for info in archive.infolist() if not info.is_dir()]
+            if len(members) != 1:
+                names = [info.filename for info in members]
+                raise ValueError(f"{path}: a zipped ACMI file must hold exactly one file, this "
+                                 f"one holds {len(members)}: {names[:5]}")
+            member = members[0]
+            _check_memory(f"{path} (its file {member.filename})", member.file_size)
+            return archive.read(member), member.filename
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, zlib.error,
+            NotImplementedError, RuntimeError) as error:
+        # RuntimeError: an encrypted member; NotImplementedError: an unknown compression
+        raise ValueError(f"{path} starts as a zip archive (a zipped ACMI file) but cannot be "
+                         f"unzipped: {error}") from None
+
+
+def _check_memory(where: str, size: int, lines: int = 0) -> None:
+    check_memory(f"reading the ACMI file {where} ({size} bytes)",
+                 _BYTES_PER_BYTE * size + _BYTES_PER_LINE * lines,
+                 hint="read a shorter recording")
+
+
+def _decode(where: str, raw: bytes) -> str:
+    """``raw`` as text (UTF-8, a byte-order mark dropped), its lines checked against the
+    memory."""
+    _check_memory(where, len(raw), raw.count(b"\n") + 1)
+    bom = len(codecs.BOM_UTF8) if raw.startswith(codecs.BOM_UTF8) else 0
+    try:
+        return raw[bom:].decode("utf-8")
+    except UnicodeDecodeError as error:
+        offset = bom + error.start
+        line = raw.count(b"\n", 0, offset) + 1
+        ending = " (the file ends inside a character)" if error.reason == \
+            "unexpected end of data" else ""
+        raise ValueError(f"{where}, line {line}: not UTF-8 text: byte 0x{raw[offset]:02x} at "
+                         f"offset {offset} cannot be decoded{ending}; an ACMI file is UTF-8 "
+                         "text (or a zip of one)") from None
+
+
+#: The bounds of the numbers read: (low, high) [deg] of the reference point's properties.
+_REFERENCE_BOUNDS = {"ReferenceLongitude": (-180.0, 180.0), "ReferenceLatitude": (-90.0, 90.0)}
+_POSITION = ("longitude", "latitude", "altitude")
+_ROTATION = ("roll", "pitch", "yaw")
+#: What each component of a transform of 3, 5, 6 or 9 components is.
+_T_FORMS = {3: _POSITION, 5: (*_POSITION, "U", "V"), 6: (*_POSITION, *_ROTATION),
+            9: (*_POSITION, *_ROTATION, "U", "V", "heading")}
 
 
 class _Parser:
-    def __init__(self, path: Path, text: str):
-        self.path = path
+    def __init__(self, where: str, text: str):
+        self.where = where  # the file, and the zip's member
         self.text = text
         self.header: dict[str, str] = {}
         self.global_properties: dict[str, str] = {}
@@ -124,9 +214,11 @@ class _Parser:
         self.last: dict[int, list[float]] = {}
         self.time = 0.0
         self.line_number = 0
+        # the extreme latitude offsets and their lines: checked with the reference at the end
+        self.latitudes = [(math.inf, 0), (-math.inf, 0)]
 
-    def error(self, message: str) -> ValueError:
-        return ValueError(f"{self.path}, line {self.line_number}: {message}")
+    def error(self, message: str, line: int | None = None) -> ValueError:
+        return ValueError(f"{self.where}, line {line or self.line_number}: {message}")
 
     def parse(self) -> AcmiRecording:
         for number, line in self._logical_lines():
@@ -140,11 +232,16 @@ class _Parser:
             else:
                 self._object_line(line)
         if len(self.header) < 2:
-            raise ValueError(f"{self.path} is not a text ACMI file: it has no "
-                             f"FileType/FileVersion header")
+            what = "is empty" if not self.text.strip() else "has no FileType/FileVersion header"
+            raise ValueError(f"{self.where} is not a text ACMI file: it {what}")
         # Longitude and latitude are offsets from the reference, which may come late.
         reference = (float(self.global_properties.get("ReferenceLongitude", 0.0)),
                      float(self.global_properties.get("ReferenceLatitude", 0.0)))
+        for offset, line in self.latitudes:
+            if not -90.0 <= offset + reference[1] <= 90.0:
+                raise self.error(f"T's latitude {offset:g} deg (+ ReferenceLatitude "
+                                 f"{reference[1]:g} deg = {offset + reference[1]:g} deg) must "
+                                 "be in [-90, 90] deg", line)
         frames = [(time, {i: (pose[0] + reference[0], pose[1] + reference[1], *pose[2:])
                           for i, pose in poses.items()}) for time, poses in self.frames]
         return AcmiRecording(self.header, self.global_properties, self.objects, frames,
@@ -189,6 +286,18 @@ class _Parser:
             raise self.error(f"a time frame must be finite, got #{text[:40]}")
         self.time = time
 
+    def _number(self, name: str, text: str, low: float, high: float) -> float:
+        """``text`` as a finite number in [low, high], else an error naming ``name``."""
+        try:
+            value = float(text)
+        except ValueError:
+            value = None
+        if value is None or not (math.isfinite(value) and low <= value <= high):
+            allowed = ("a finite number" if math.isinf(low) else
+                       f"a number in [{low:g}, {high:g}] deg")
+            raise self.error(f"{name} must be {allowed}, got {text[:40]!r}")
+        return value
+
     def _object_id(self, text: str) -> int:
         if not _HEX_ID.match(text):
             raise self.error(f"an object id must be hexadecimal, got {text[:40]!r}")
@@ -206,6 +315,8 @@ class _Parser:
                 if key == "Event":
                     self._event(value)
                 else:
+                    if key in _REFERENCE_BOUNDS:
+                        self._number(key, value, *_REFERENCE_BOUNDS[key])
                     self.global_properties[key] = value
             elif key == "T":
                 self._transform(object_id, value)
@@ -225,24 +336,32 @@ class _Parser:
 
     def _transform(self, object_id: int, value: str) -> None:
         parts = value.split("|")
-        if len(parts) not in (3, 5, 6, 9):
+        if len(parts) not in _T_FORMS:
             raise self.error(f"T must have 3, 5, 6 or 9 components, got {len(parts)}")
-        # The components of lon|lat|alt|roll|pitch|yaw in each form (U, V, heading dropped).
-        wanted = parts[:3] + (parts[3:6] if len(parts) >= 6 else ["nan"] * 3)
+        # lon|lat|alt, then roll|pitch|yaw in the forms of 6 and 9 components; U, V and the
+        # heading are dropped (but checked to be numbers as well). Without rotation the
+        # pose's roll, pitch and yaw are NaN.
+        names = _T_FORMS[len(parts)]
+        used = 6 if len(parts) >= 6 else 3
         previous = self.last.get(object_id)
-        pose = []
-        for k, text in enumerate(wanted):
+        pose = [math.nan] * 6
+        for k, text in enumerate(parts):
             if text == "":
-                if previous is None:
-                    raise self.error(f"T of object {object_id:X} leaves component {k + 1} "
-                                     "empty before it was ever given")
-                pose.append(previous[k])
+                if k < used:
+                    if previous is None:
+                        raise self.error(f"T of object {object_id:X} leaves component {k + 1} "
+                                         "empty before it was ever given")
+                    pose[k] = previous[k]
                 continue
-            try:
-                pose.append(float(text))
-            except ValueError:
-                raise self.error(f"T component {k + 1} must be a number, got "
-                                 f"{text[:40]!r}") from None
+            value = self._number(f"T component {k + 1} ({names[k]})", text, -math.inf,
+                                 math.inf)
+            if k < used:
+                pose[k] = value
+        low, high = self.latitudes
+        if pose[1] < low[0]:
+            self.latitudes[0] = (pose[1], self.line_number)
+        if pose[1] > high[0]:
+            self.latitudes[1] = (pose[1], self.line_number)
         self.last[object_id] = pose
         if not self.frames or self.frames[-1][0] != self.time:
             self.frames.append((self.time, {}))

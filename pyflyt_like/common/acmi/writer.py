@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -67,9 +68,13 @@ class AcmiWriter:
         author: the recording's ``Author``.
         properties: further global properties (e.g. ``Comments``, ``Category``).
 
+    A refused call (a bad argument to any method) changes nothing: everything is checked
+    before the first line of the call is kept.
+
     Raises:
         TypeError, ValueError: a bad argument (named in the message).
-        FileWriteError: the folder of ``path`` is missing or not writable.
+        FileWriteError: the folder of ``path`` is missing or no file can be created there (a
+            trial file is created and removed: see :func:`check_acmi_path`).
     """
 
     def __init__(self, path: str | os.PathLike, *,
@@ -136,27 +141,38 @@ class AcmiWriter:
             time_s: seconds after the reference time, >= 0 and >= the last time recorded.
             object_ids: (n,) ids given to :meth:`add_object`, not removed, no repeats.
             positions: (n, 3) ENU positions [m] about the reference point (the simulator's
-                world frame).
+                world frame); each must map to a latitude in [-90, 90] deg (about 10 000 km
+                north or south of a reference on the equator) and a finite altitude.
             euler: (n, 3) roll, pitch, yaw [rad] of the FLU body, as PyBullet's
                 getEulerFromQuaternion (``drone.state[1]``).
         """
         self._check_open()
         ids = self._check_ids(object_ids)
+        records = [self._live(object_id, "object_ids") for object_id in ids]
         positions = as_float_array("positions", positions, (len(ids), 3))
-        angles = _tacview_angles(as_float_array("euler", euler, (len(ids), 3)))
-        self._advance(time_s)
+        euler = as_float_array("euler", euler, (len(ids), 3))
+        time_s = self._check_time(time_s)
         per_east, per_north = self._per_east, self._per_north
-        altitude = self.reference_altitude
-        for object_id, (x, y, z), (roll, pitch, heading) in zip(ids, positions.tolist(),
-                                                               angles.tolist()):
-            record = self._live(object_id, "object_ids")
-            texts = (_number(x * per_east, _DEGREE_DECIMALS),
-                     _number(y * per_north, _DEGREE_DECIMALS),
-                     _number(altitude + z, _ALTITUDE_DECIMALS),
-                     _number(roll, _ANGLE_DECIMALS), _number(pitch, _ANGLE_DECIMALS),
-                     # 359.996 rounds to 360.00: write it as 0 (the same heading)
-                     _number(heading if round(heading, _ANGLE_DECIMALS) < 360.0 else 0.0,
-                             _ANGLE_DECIMALS))
+        altitude, latitude = self.reference_altitude, self.reference_latitude
+        # Every line is made (and checked) before the first is kept: a refused call
+        # changes nothing.
+        angles = _tacview_angles(euler).tolist()
+        transforms = []
+        for k, ((x, y, z), (roll, pitch, heading)) in enumerate(zip(positions.tolist(),
+                                                                   angles)):
+            north, up = y * per_north, altitude + z
+            if not (-90.0 <= latitude + north <= 90.0
+                    and math.isfinite(up + roll + pitch + heading)):
+                raise _pose_error(k, latitude + north, up, euler[k])
+            transforms.append((_number(x * per_east, _DEGREE_DECIMALS),
+                               _number(north, _DEGREE_DECIMALS),
+                               _number(up, _ALTITUDE_DECIMALS),
+                               _number(roll, _ANGLE_DECIMALS), _number(pitch, _ANGLE_DECIMALS),
+                               # 359.996 rounds to 360.00: write it as 0 (the same heading)
+                               _number(heading if round(heading, _ANGLE_DECIMALS) < 360.0
+                                       else 0.0, _ANGLE_DECIMALS)))
+        self._start_frame(time_s)
+        for object_id, record, texts in zip(ids, records, transforms):
             last = record.last_transform
             if not record.pending and all(a == b for a, b in zip(texts, last)):
                 continue  # unchanged: no line, the object keeps its transform
@@ -173,7 +189,7 @@ class AcmiWriter:
         items = _properties("properties", properties)
         if not items:
             raise ValueError("properties must name at least one property, got none")
-        self._advance(time_s)
+        self._start_frame(self._check_time(time_s))
         self._object_line(object_id, record,
                           ",".join(f"{key}={value}" for key, value in items.items()))
 
@@ -198,8 +214,8 @@ class AcmiWriter:
         if "|" in text:
             raise ValueError(f"text must not hold '|' (it separates the event's fields), "
                              f"got {text!r}")
-        self._advance(time_s)
         fields = [kind, *(format(i, "X") for i in ids), _escape("text", text)]
+        self._start_frame(self._check_time(time_s))
         self._lines.append("0,Event=" + "|".join(fields))
 
     def remove(self, time_s: float, object_id: int) -> None:
@@ -208,7 +224,7 @@ class AcmiWriter:
         self._check_open()
         object_id = _check_object_id("object_id", object_id)
         record = self._live(object_id, "object_id")
-        self._advance(time_s)
+        self._start_frame(self._check_time(time_s))
         record.removed_at = self._time
         self._lines.append(f"-{object_id:X}")
 
@@ -217,11 +233,12 @@ class AcmiWriter:
         """Write the file (once; later calls do nothing) and return its path.
 
         Raises:
-            FileWriteError: it cannot be written (the target is left untouched).
+            FileWriteError: it cannot be written. The target is left untouched (an earlier
+                file stays as it was, no partial file is left) and the writer open with its
+                recording, so that ``close`` may be called again.
         """
         if not self.closed:
-            self.closed = True
-            lines, self._lines = self._lines, []
+            lines = self._lines
 
             def write(stream: IO) -> None:
                 # The UTF-8 byte-order mark is what Tacview's own files start with.
@@ -230,6 +247,8 @@ class AcmiWriter:
                 stream.write("\n")
 
             write_atomically(self.path, write)
+            self.closed = True
+            self._lines = []
         return self.path
 
     def __enter__(self) -> AcmiWriter:
@@ -262,14 +281,19 @@ class AcmiWriter:
                              f"{record.removed_at:g} s")
         return record
 
-    def _advance(self, time_s: object) -> None:
-        """Start a new time frame at ``time_s`` unless it is the current one."""
+    def _check_time(self, time_s: object) -> float:
+        """``time_s`` as a float, checked to be finite, >= 0 and not before the last time."""
         time_s = check_finite("time_s", time_s)
         if time_s < 0.0:
             raise ValueError(f"time_s must be >= 0 s, got {time_s!r}")
         if self._time is not None and time_s < self._time:
             raise ValueError(f"time_s must not go back: got {time_s!r} s after "
                              f"{self._time!r} s")
+        return time_s
+
+    def _start_frame(self, time_s: float) -> None:
+        """Start a new time frame at ``time_s`` (checked by :meth:`_check_time`) unless it
+        is the current one."""
         text = _number(time_s, _TIME_DECIMALS)
         if text != self._time_text:
             self._lines.append(f"#{text}")
@@ -280,6 +304,19 @@ class AcmiWriter:
         parts = [format(object_id, "X"), content, *record.pending]
         record.pending = []
         self._lines.append(",".join(parts))
+
+
+def _pose_error(k: int, latitude: float, altitude: float, euler: np.ndarray) -> ValueError:
+    """Why row ``k`` of a frame cannot be written (its finite input overflowed, or it lies
+    beyond a pole)."""
+    if not -90.0 <= latitude <= 90.0:
+        return ValueError(f"positions[{k}] lies at latitude {latitude:g} deg (the flat-earth map "
+                          f"about the reference point); a latitude must be in [-90, 90] deg")
+    if not math.isfinite(altitude):
+        return ValueError(f"positions[{k}] gives altitude {altitude:g} m above sea level "
+                          "(reference_altitude + z); it must be finite")
+    return ValueError(f"euler[{k}] must be angles [rad] whose degrees are finite, got "
+                      f"{euler.tolist()}")
 
 
 def _check_str(name: str, value: object) -> str:
