@@ -44,7 +44,9 @@ INFO_KEYS = {"Hover": ("distance",), "Reach": ("distance", "targets_reached"),
 def task_number(task_name: str) -> int:
     """The rules' number of the task ``task_name`` ("Hover", "Reach", "Track", "Land",
     "Navigate")."""
-    return rules.TASK_NAMES.index(check_choice("task", task_name, rules.TASK_NAMES))
+    task = rules.TASK_NAMES.index(check_choice("task", task_name, rules.TASK_NAMES))
+    rules.check_task(task)  # its rules are all there (a task added without them is refused)
+    return task
 
 
 def task_parameters(task: int, options: TaskOptions, model: MultirotorModel,

@@ -180,18 +180,42 @@ def _starts(task: int, n: int = 2000):
 @pytest.mark.parametrize(("step", "start"), [(rules.score_step, rules.start_episode),
                                              (kernels.score_step, kernels.start_episode)],
                          ids=["python", "compiled"])
-def test_a_task_number_without_rules_is_refused_not_flown_as_another(step, start):
-    """A task appended to TASK_NAMES without its branches raises, on both paths."""
+def test_a_task_number_without_rules_is_marked_not_flown_as_another(step, start):
+    """A task appended to TASK_NAMES without its branches is marked (NaN), on both paths,
+    where it used to play Land's rules; check_task refuses it when a task is built."""
     unknown = len(rules.TASK_NAMES)
-    with pytest.raises(ValueError, match="score_step has no branch for this task number"):
-        play(step, unknown, (0, 0, 1))
-    with pytest.raises(ValueError, match="start_episode has no branch for this task number"):
-        start(unknown, np.full(rules.START_DRAWS, 0.5), np.zeros(3), np.zeros(9), np.zeros(3),
-              np.zeros(3))
+    reward, terminated, distance, *_ = play(step, unknown, (0, 0, 1))
+    assert math.isnan(distance) and terminated and reward == rules.FAILURE_REWARD
+    target = np.zeros(3)
+    start(unknown, np.full(rules.START_DRAWS, 0.5), target, np.zeros(9), np.zeros(3),
+          np.zeros(3))
+    assert math.isnan(target[0])
     for task in range(len(rules.TASK_NAMES)):  # every named task has its branches
-        play(step, task, (0, 0, 1))
-        start(task, np.full(rules.START_DRAWS, 0.5), np.zeros(3), np.zeros(9), np.zeros(3),
+        assert not math.isnan(play(step, task, (0, 0, 1))[2])
+        start(task, np.full(rules.START_DRAWS, 0.5), target, np.zeros(9), np.zeros(3),
               np.zeros(3))
+        assert not math.isnan(target[0])
+
+
+def test_check_task_refuses_a_task_number_without_rules(monkeypatch):
+    for task in range(len(rules.TASK_NAMES)):
+        rules.check_task(task)
+    unknown = len(rules.TASK_NAMES)
+    with pytest.raises(ValueError, match=rf"task number {unknown} has no branch in "
+                                         r"start_episode"):
+        rules.check_task(unknown)
+    # a task with a start but no scoring is named for score_step
+    real_start = rules.start_episode
+    monkeypatch.setattr(rules, "start_episode", lambda task, *args: real_start(
+        rules.HOVER, *args))
+    with pytest.raises(ValueError, match=rf"task number {unknown} has no branch in "
+                                         r"score_step"):
+        rules.check_task(unknown)
+    # the envs run the check when they are built: a named task without rules is refused
+    monkeypatch.setattr(rules, "TASK_NAMES", (*rules.TASK_NAMES, "Hold"))
+    from pyflyt_like.envs.multirotor_tasks.parameters import task_number
+    with pytest.raises(ValueError, match=r"no branch in score_step"):
+        task_number("Hold")
 
 
 def test_starts_stay_in_their_ranges():
