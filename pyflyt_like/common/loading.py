@@ -104,7 +104,7 @@ def read_yaml(path: str | Path) -> Any:
         if node is None:
             return None
         if loader.aliases:
-            _check_aliases(node, path)
+            check_aliases(node, path)
         try:
             return loader.construct_document(node)
         except yaml.YAMLError as error:
@@ -117,7 +117,7 @@ def read_yaml(path: str | Path) -> Any:
 
 class _BoundedLoader(yaml.SafeLoader):
     """``yaml.SafeLoader`` that refuses nesting deeper than :data:`MAX_YAML_NESTING` while
-    it composes, and counts the aliases met (:func:`_check_aliases` then bounds them)."""
+    it composes, and counts the aliases met (:func:`check_aliases` then bounds them)."""
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
@@ -138,7 +138,7 @@ class _BoundedLoader(yaml.SafeLoader):
             self.depth -= 1
 
 
-def _check_aliases(root: Node, path: object) -> None:
+def check_aliases(root: Node, path: object) -> None:
     """Refuse a document whose aliases, expanded, repeat more than :data:`MAX_ALIAS_NODES`
     nodes or nest deeper than :data:`MAX_YAML_NESTING`, or that refers to itself; in time
     linear in the nodes written (each is measured once)."""

@@ -9,6 +9,8 @@ for everything PyYAML would accept silently or fail on obscurely:
 - bytes that are not UTF-8 (the message gives the byte offset and line);
 - a key given twice in one mapping (PyYAML keeps the last one without a word);
 - nesting deeper than :data:`MAX_NESTING` (PyYAML's composer recurses once per level);
+- aliases that repeat more than ``MAX_ALIAS_NODES`` nodes or refer to themselves (as every
+  data file: :func:`pyflyt_like.common.loading.check_aliases`);
 - values PyYAML cannot build (an impossible date, an integer of thousands of digits).
 
 The loader also reads ``1e3`` and ``2.5E-4`` as numbers, as YAML 1.2 does (PyYAML, following
@@ -23,6 +25,8 @@ from typing import Any
 
 import yaml
 from yaml.nodes import MappingNode
+
+from pyflyt_like.common.loading import check_aliases
 
 from .errors import MissionError
 
@@ -124,7 +128,14 @@ def load_mission_text(text: str, source: str) -> Any:
     loader = None
     try:
         loader = MissionLoader(text)  # the reader checks the characters here
-        return loader.get_single_data()
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        # aliases bounded as in every data file: a "billion laughs" file is refused at once
+        check_aliases(node, source)
+        return loader.construct_document(node)
+    except ValueError as error:  # check_aliases'
+        raise MissionError(str(error)) from None
     except MissionYAMLError as error:
         raise MissionError(f"{source}: {error.problem}") from None
     except yaml.reader.ReaderError as error:

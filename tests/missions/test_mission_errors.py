@@ -142,6 +142,22 @@ def test_deep_nesting_is_one_line_not_a_recursion_error(tmp_path, text):
     assert_one_line_error(error, tmp_path / "m.yaml")
 
 
+def test_an_alias_bomb_is_refused_at_once(tmp_path):
+    """A 'billion laughs' file (nine levels of ten aliases: 10^9 nodes) is refused before
+    anything walks it; a shared block (<<: *defaults) still reads."""
+    lines = ['a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    for level in range(1, 10):
+        lines.append(f"a{level}: &a{level} [" + ", ".join([f"*a{level - 1}"] * 10) + "]")
+    text = "\n".join(lines) + "\nvehicles: *a9\n"
+    with pytest.raises(MissionError, match=r"aliases \(\*name\) repeat [0-9.]+e\+\d+ nodes, "
+                                           r"more than the 10000 allowed") as error:
+        load_text(tmp_path, text)
+    assert_one_line_error(error, tmp_path / "m.yaml")
+    data = mission_yaml.load_mission_text("base: &b {speed: 2.0}\nleg: {<<: *b, height: 1.0}\n",
+                                          "<text>")
+    assert data["leg"] == {"speed": 2.0, "height": 1.0}
+
+
 def test_nested_lists_where_a_number_belongs(tmp_path):
     with pytest.raises(MissionError, match=r"waypoints\[0\]\.position needs 3 numbers \[x, y, "
                                            r"z\], got 1"):
