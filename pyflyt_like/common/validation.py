@@ -34,11 +34,11 @@ def as_float_array(name: str, value: object, shape: Sequence[int | None]) -> np.
             raise TypeError
         array = np.array(raw, dtype=np.float64)
     except OverflowError:  # ints beyond float64 (10**400)
-        raise ValueError(f"{name} must be finite (no NaN or inf), got {_describe(value)}"
+        raise ValueError(f"{name} must be finite (no NaN or inf), got {describe_value(value)}"
                          ) from None
     except (TypeError, ValueError) as error:
         raise TypeError(f"{name} must be a numeric array of shape {_shape_text(shape)}, "
-                        f"got {_describe(value)}") from error
+                        f"got {describe_value(value)}") from error
     if array.ndim != len(shape) or any(
         want is not None and got != want for got, want in zip(array.shape, shape)
     ):
@@ -81,7 +81,7 @@ def _real(name: str, value: object, allowed: str) -> float:
     of Python or numpy (not a bool), else a TypeError saying it must be ``allowed``."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(
             value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be {allowed}, got {_describe(value)}")
+        raise TypeError(f"{name} must be {allowed}, got {describe_value(value)}")
     try:
         return float(value)
     except OverflowError:
@@ -92,7 +92,7 @@ def check_finite(name: str, value: object) -> float:
     """Return ``value`` as a float if it is a finite real number (not a bool), else raise."""
     number = _real(name, value, "a finite number")
     if not math.isfinite(number):
-        raise ValueError(f"{name} must be a finite number, got {_describe(value)}")
+        raise ValueError(f"{name} must be a finite number, got {describe_value(value)}")
     return number
 
 
@@ -179,7 +179,7 @@ def check_positive_float(name: str, value: object) -> float:
     """Return ``value`` as a float if it is finite and > 0, else raise."""
     number = _real(name, value, "a finite number > 0")
     if not math.isfinite(number) or number <= 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {_describe(value)}")
+        raise ValueError(f"{name} must be a finite number > 0, got {describe_value(value)}")
     return number
 
 
@@ -248,15 +248,11 @@ def _holds_bool(value: list | tuple) -> bool:
                                                      and _holds_bool(v)) for v in value)
 
 
-def _describe(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else f"{type(value).__name__} {text[:57]}..."
-
-
 def describe_value(value: object) -> str:
     """``value`` for an error message: its repr, or its type and the repr's first 57
     characters when longer than 60 (a huge string or list stays a short message)."""
-    return _describe(value)
+    text = repr(value)
+    return text if len(text) <= 60 else f"{type(value).__name__} {text[:57]}..."
 
 
 def _shape_text(shape: Sequence[int | None]) -> str:
@@ -330,7 +326,7 @@ def check_float_in(name: str, value: object, low: float, high: float, *,
     inside = (math.isfinite(number) and (low < number if low_open else low <= number)
               and number <= high)
     if not inside:
-        raise ValueError(f"{name} must be a number in {interval}, got {_describe(value)}")
+        raise ValueError(f"{name} must be a number in {interval}, got {describe_value(value)}")
     return number
 
 
@@ -353,14 +349,14 @@ def as_float_array_in_shapes(name: str, value: object,
         ndim = np.ndim(value)
     except ValueError:  # numpy cannot make an array of it: ragged
         raise TypeError(f"{name} must be a numeric array of shape {allowed}, got the "
-                        f"ragged {_describe(value)}") from None
+                        f"ragged {describe_value(value)}") from None
     try:
         array = as_float_array(name, value, (None,) * ndim)
     except TypeError:
         raise TypeError(f"{name} must be a numeric array of shape {allowed}, got "
-                        f"{_describe(value)}") from None
+                        f"{describe_value(value)}") from None
     except OverflowError:  # a Python int beyond the float range
-        raise ValueError(f"{name} must be finite, got {_describe(value)}") from None
+        raise ValueError(f"{name} must be finite, got {describe_value(value)}") from None
     if not any(len(shape) == array.ndim and all(
             want is None or got == want for got, want in zip(array.shape, shape))
             for shape in shapes):

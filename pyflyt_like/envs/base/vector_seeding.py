@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from gymnasium.vector import VectorEnv
 
-from pyflyt_like.common.validation import check_seed
+from pyflyt_like.common.validation import check_seed, describe_value
 
 
 def checked_vector_seed(seed: object, num_envs: int) -> int | list[int] | None:
@@ -21,7 +21,8 @@ def checked_vector_seed(seed: object, num_envs: int) -> int | list[int] | None:
             return check_seed("seed", seed)
         except (TypeError, ValueError) as error:
             raise type(error)(f"seed must be None, an integer in [0, 2**63) or a list of "
-                              f"num_envs={num_envs} such integers, got {seed!r}") from None
+                              f"num_envs={num_envs} such integers, "
+                              f"got {describe_value(seed)}") from None
     if len(seed) != num_envs:  # a TypeError, as it always was: callers catch it
         raise TypeError(f"seed must be None, an integer in [0, 2**63) or a list of "
                         f"num_envs={num_envs} such integers, got a list of {len(seed)}")
@@ -45,4 +46,4 @@ def _checked_list_seed(index: int, value: object) -> int:
         return check_seed(f"seed[{index}]", value)
     except (TypeError, ValueError) as error:
         raise type(error)(f"seed[{index}] must be an integer in [0, 2**63) (a list of seeds "
-                          f"holds no None), got {value!r}") from None
+                          f"holds no None), got {describe_value(value)}") from None
