@@ -23,17 +23,19 @@ from pyflyt_like.common.validation import NumericalError, check_positive_int
 
 from .config import PPOConfig
 from .memory import check_training_memory
-from .policy import PPOPolicy, box_space_sizes
+from .policy import OBS_VAR_EPS, PPOPolicy, box_space_sizes
 from .rollout import EnvCursor, RolloutBuffers, RolloutSummary, collect_rollout, compute_gae
 
 __all__ = ["train_ppo"]
 
-_STAT_NAMES = ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction")
+_STAT_NAMES = ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction",
+               "bc_loss")
 
 
 def train_ppo(vector_env: VectorEnv, config: PPOConfig,
               callback: Callable[[dict[str, Any]], bool | None] | None = None,
-              policy: PPOPolicy | None = None) -> tuple[PPOPolicy, list[dict[str, Any]]]:
+              policy: PPOPolicy | None = None, reference: PPOPolicy | None = None,
+              ) -> tuple[PPOPolicy, list[dict[str, Any]]]:
     """Train a :class:`PPOPolicy` on ``vector_env``.
 
     The env must be a Gymnasium 1.x ``VectorEnv`` with 1-D Box single observation and action
@@ -52,6 +54,9 @@ def train_ppo(vector_env: VectorEnv, config: PPOConfig,
             or a policy to train further, in place (its sizes must fit the env; the
             optimiser starts afresh). Self-play passes its own, to snapshot it for the
             opponents while it trains.
+        reference: the policy the behaviour-cloning term pulls the actor's mean toward
+            (``config.bc_coef``; needed when it is > 0), e.g. a frozen copy of an imitated
+            policy being fine-tuned; it is only read.
 
     Returns:
         The trained policy and one history dict per iteration with ``iteration`` (from 1),
@@ -60,7 +65,9 @@ def train_ppo(vector_env: VectorEnv, config: PPOConfig,
         episodes that ended in this iteration, unscaled rewards; NaN if none), ``n_episodes``,
         ``policy_loss``, ``value_loss`` (0.5 * mean squared error, scaled rewards),
         ``entropy`` (per sample, nats), ``approx_kl`` and ``clip_fraction`` (means over the
-        minibatches).
+        minibatches), ``bc_loss`` (mean squared distance to the reference's mean actions;
+        NaN without a reference), ``epochs`` (run before ``target_kl`` stopped them) and
+        ``actor_updated`` (False in the critic's warm-up).
 
     Raises:
         TypeError: ``vector_env``, ``config`` or ``callback`` of the wrong kind, or spaces
@@ -99,6 +106,7 @@ def train_ppo(vector_env: VectorEnv, config: PPOConfig,
     elif (policy.obs_dim, policy.act_dim) != (obs_dim, act_dim):
         raise ValueError(f"policy has obs_dim={policy.obs_dim}, act_dim={policy.act_dim}; "
                          f"the env has {obs_dim} and {act_dim}")
+    _check_reference(reference, config, obs_dim, act_dim)
     gen = torch.Generator().manual_seed(seed)
     optimizer = _make_adam(policy, config.learning_rate)
     buffers = RolloutBuffers.allocate(n_steps, n_envs, obs_dim, act_dim)
@@ -117,10 +125,13 @@ def train_ppo(vector_env: VectorEnv, config: PPOConfig,
         advantages, returns = compute_gae(buffers.rewards, buffers.values, buffers.terminated,
                                           buffers.truncated, buffers.valid, config.gamma,
                                           config.gae_lambda)
-        stats = _update(policy, optimizer, config, gen,
-                        buffers.observations.view(batch, obs_dim),
+        observations = buffers.observations.view(batch, obs_dim)
+        stats = _update(policy, optimizer, config, gen, observations,
                         buffers.actions.view(batch, act_dim), buffers.log_probs.view(batch),
-                        advantages.view(batch), returns.view(batch), buffers.valid.view(batch))
+                        advantages.view(batch), returns.view(batch), buffers.valid.view(batch),
+                        update_actor=iteration > config.critic_warmup_iterations,
+                        bc_weight=config.bc_weight(iteration),
+                        reference_means=_reference_means(reference, policy, observations))
         _check_parameters_finite(policy, iteration)
         if config.normalize_observations:
             # After the update, so the update sees the normalisation the rollout used.
@@ -169,6 +180,35 @@ def _check_parameters_finite(policy: PPOPolicy, iteration: int) -> None:
                              f"vf_coef or ent_coef")
 
 
+def _check_reference(reference: object, config: PPOConfig, obs_dim: int, act_dim: int) -> None:
+    """Raise unless ``reference`` is None or a PPOPolicy of the env's sizes, and is given
+    when ``config.bc_coef`` needs one."""
+    if reference is None:
+        if config.bc_coef > 0.0:
+            raise ValueError(f"config.bc_coef={config.bc_coef!r} needs a reference policy: "
+                             f"pass train_ppo(..., reference=...) or set bc_coef=0")
+        return
+    if not isinstance(reference, PPOPolicy):
+        raise TypeError(f"reference must be None or a PPOPolicy, got {reference!r}")
+    if (reference.obs_dim, reference.act_dim) != (obs_dim, act_dim):
+        raise ValueError(f"reference has obs_dim={reference.obs_dim}, "
+                         f"act_dim={reference.act_dim}; the env has {obs_dim} and {act_dim}")
+
+
+@torch.no_grad()
+def _reference_means(reference: PPOPolicy | None, policy: PPOPolicy,
+                     observations: torch.Tensor) -> torch.Tensor | None:
+    """(B, A) the reference's mean actions on the rollout's (B, D) observations, which the
+    buffers hold normalised by ``policy`` (undone here, exactly but for values its clip
+    cut); None without a reference."""
+    if reference is None:
+        return None
+    raw = observations
+    if policy.normalize_observations:
+        raw = observations * torch.sqrt(policy.obs_var + OBS_VAR_EPS) + policy.obs_mean
+    return reference(raw.float())
+
+
 def _make_adam(policy: PPOPolicy, lr: float) -> torch.optim.Adam:
     # The fused CPU kernel updates all parameters in one call instead of ~10 small ops per
     # tensor, which matters at ~20 optimiser steps per iteration; older torch lacks it.
@@ -181,14 +221,18 @@ def _make_adam(policy: PPOPolicy, lr: float) -> torch.optim.Adam:
 def _update(policy: PPOPolicy, optimizer: torch.optim.Optimizer, config: PPOConfig,
             gen: torch.Generator, obs: torch.Tensor, actions: torch.Tensor,
             old_logp: torch.Tensor, advantages: torch.Tensor, returns: torch.Tensor,
-            valid: torch.Tensor) -> dict[str, float]:
-    """``n_epochs`` x ``n_minibatches`` clipped-surrogate steps over the flattened (B, ...)
-    rollout; reset transitions are dropped before minibatching, so every mean in the losses
-    is over real transitions only. Returns the minibatch-mean statistics."""
+            valid: torch.Tensor, *, update_actor: bool, bc_weight: float,
+            reference_means: torch.Tensor | None) -> dict[str, float]:
+    """Up to ``n_epochs`` x ``n_minibatches`` clipped-surrogate steps over the flattened
+    (B, ...) rollout; reset transitions are dropped before minibatching, so every mean in the
+    losses is over real transitions only. Without ``update_actor`` only the value loss is
+    minimised; ``bc_weight`` weighs the squared distance of the actor's mean to the (B, A)
+    ``reference_means``. Returns the minibatch-mean statistics."""
     index = torch.nonzero(valid).squeeze(1)
     n_valid = int(index.numel())
     if n_valid == 0:
-        return dict.fromkeys(_STAT_NAMES, math.nan)
+        return {**dict.fromkeys(_STAT_NAMES, math.nan), "epochs": 0,
+                "actor_updated": update_actor}
     if config.normalize_advantages and n_valid > 1:
         adv_valid = advantages[index]
         advantages = (advantages - adv_valid.mean()) / (adv_valid.std() + 1e-8)
@@ -196,37 +240,53 @@ def _update(policy: PPOPolicy, optimizer: torch.optim.Optimizer, config: PPOConf
     obs_dim, act_dim = obs.shape[1], actions.shape[1]
     # One (B, D + A + 3) table, so each minibatch is a single index_select (much cheaper
     # than five advanced-indexing gathers) and the views below cost nothing.
-    table = torch.cat([obs, actions, old_logp[:, None], advantages[:, None],
-                       returns[:, None]], dim=1)
+    columns = [obs, actions, old_logp[:, None], advantages[:, None], returns[:, None]]
+    if reference_means is not None:
+        columns.append(reference_means)
+    table = torch.cat(columns, dim=1)
     sums = torch.zeros(len(_STAT_NAMES), dtype=torch.float64)
     clip = config.clip_range
     params = [p for p in policy.parameters() if p.requires_grad]
+    epochs = 0
     for _ in range(config.n_epochs):
         order = index[torch.randperm(n_valid, generator=gen)]
+        epoch_kl = 0.0
         for mb in order.tensor_split(n_minibatches):
             rows = table.index_select(0, mb)
             mb_obs, mb_act = rows[:, :obs_dim], rows[:, obs_dim:obs_dim + act_dim]
-            mb_old_logp, adv, ret = rows[:, obs_dim + act_dim:].unbind(1)
+            mb_old_logp, adv, ret = rows[:, obs_dim + act_dim:obs_dim + act_dim + 3].unbind(1)
             logp, entropy, value = policy.log_prob_entropy_value(mb_obs, mb_act)
             log_ratio = logp - mb_old_logp
             ratio = torch.exp(log_ratio)
             policy_loss = -torch.min(ratio * adv, ratio.clamp(1.0 - clip, 1.0 + clip) * adv
                                      ).mean()
             value_loss = 0.5 * (value - ret).square().mean()
-            loss = policy_loss + config.vf_coef * value_loss - config.ent_coef * entropy
+            bc_loss = torch.full((), math.nan)
+            if reference_means is not None:
+                bc_loss = (policy.actor(mb_obs) - rows[:, obs_dim + act_dim + 3:]
+                           ).square().sum(-1).mean()
+            loss = config.vf_coef * value_loss
+            if update_actor:
+                loss = loss + policy_loss - config.ent_coef * entropy
+                if bc_weight > 0.0:
+                    loss = loss + bc_weight * bc_loss
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             if config.max_grad_norm is not None:
                 nn.utils.clip_grad_norm_(params, config.max_grad_norm, foreach=True)
             optimizer.step()
             with torch.no_grad():
+                approx_kl = ((ratio - 1.0) - log_ratio).mean()  # low-variance KL(old || new)
+                epoch_kl += float(approx_kl) / n_minibatches
                 sums += torch.stack([
-                    policy_loss, value_loss, entropy,
-                    ((ratio - 1.0) - log_ratio).mean(),  # low-variance KL(old || new) estimate
-                    ((ratio - 1.0).abs() > clip).float().mean(),
+                    policy_loss, value_loss, entropy, approx_kl,
+                    ((ratio - 1.0).abs() > clip).float().mean(), bc_loss.detach(),
                 ]).double()
-    means = (sums / (config.n_epochs * n_minibatches)).tolist()
-    return dict(zip(_STAT_NAMES, means))
+        epochs += 1
+        if config.target_kl is not None and epoch_kl > 1.5 * config.target_kl:
+            break  # the step has gone far enough from the acting policy
+    means = (sums / (epochs * n_minibatches)).tolist()
+    return {**dict(zip(_STAT_NAMES, means)), "epochs": epochs, "actor_updated": update_actor}
 
 
 def _history_row(iteration: int, env_steps: int, wall_time_s: float, summary: RolloutSummary,

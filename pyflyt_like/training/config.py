@@ -8,6 +8,7 @@ from pyflyt_like.common.validation import (
     check_bool,
     check_choice,
     check_finite,
+    check_int,
     check_non_negative_float,
     check_positive_float,
     check_positive_int,
@@ -59,6 +60,17 @@ class PPOConfig:
             episode returns).
         seed: an int in [0, 2**63) that seeds the env reset, the network initialisation and
             the sampling; None draws a fresh seed from the OS, so each run differs.
+        critic_warmup_iterations: first iterations in which only the critic learns (the
+            actor and its log std stay as they are), so that fine-tuning a pretrained actor
+            starts from advantages of a fitted critic rather than of a random one.
+        target_kl: None, or stop an iteration's epochs early once the mean approximate KL
+            divergence of an epoch's minibatches from the acting policy exceeds
+            ``1.5 * target_kl`` [nats] (a step-size bound on top of the clip).
+        bc_coef: weight of a behaviour-cloning term, the mean squared distance between the
+            actor's mean action and a reference policy's (``train_ppo(reference=...)``) on
+            the rollout's observations [action units squared]; 0 for none.
+        bc_decay_iterations: iterations after the warm-up over which ``bc_coef`` decays
+            linearly to 0; 0 keeps it constant.
 
     Numbers may be Python or numpy numbers; a bool is no number and a string is never
     parsed (TypeError). Values out of range raise ValueError naming the field, and so does
@@ -88,6 +100,10 @@ class PPOConfig:
     normalize_advantages: bool = True
     reward_scale: float = 1.0
     seed: int | None = 0
+    critic_warmup_iterations: int = 0
+    target_kl: float | None = None
+    bc_coef: float = 0.0
+    bc_decay_iterations: int = 0
 
     def __post_init__(self) -> None:
         # Checked in field order, so the first bad field is the one reported.
@@ -114,13 +130,40 @@ class PPOConfig:
                                                self.normalize_advantages),
             "reward_scale": check_positive_float("reward_scale", self.reward_scale),
             "seed": check_seed("seed", self.seed),
+            "critic_warmup_iterations": check_count("critic_warmup_iterations",
+                                                    self.critic_warmup_iterations),
+            "target_kl": (None if self.target_kl is None else check_positive_float(
+                "target_kl (or None)", self.target_kl)),
+            "bc_coef": check_non_negative_float("bc_coef", self.bc_coef),
+            "bc_decay_iterations": check_count("bc_decay_iterations",
+                                               self.bc_decay_iterations),
         }
+        if checked["critic_warmup_iterations"] and not checked["vf_coef"]:
+            raise ValueError("critic_warmup_iterations > 0 trains only the critic, which "
+                             "vf_coef=0 switches off: give vf_coef > 0")
         check_config_memory(checked["n_steps"], checked["hidden_sizes"],
                             checked["n_minibatches"])
         # The dataclass is frozen; construction is the one place its fields are written, to
         # store the normalised values (ints as int, sequences as tuples).
         for name, value in checked.items():
             object.__setattr__(self, name, value)
+
+    def bc_weight(self, iteration: int) -> float:
+        """The behaviour-cloning weight of ``iteration`` (from 1): ``bc_coef`` from the first
+        iteration after the critic's warm-up, decaying linearly to 0 over
+        ``bc_decay_iterations`` (constant if 0)."""
+        if not self.bc_decay_iterations:
+            return self.bc_coef
+        done = max(0, iteration - 1 - self.critic_warmup_iterations)
+        return self.bc_coef * max(0.0, 1.0 - done / self.bc_decay_iterations)
+
+
+def check_count(name: str, value: object) -> int:
+    """Return ``value`` if it is an int >= 0 (a count of iterations), else raise naming it."""
+    value = check_int(name, value)
+    if value < 0:
+        raise ValueError(f"{name} must be an int >= 0, got {value!r}")
+    return value
 
 
 def check_activation(value: object) -> str:
