@@ -8,7 +8,9 @@ import math
 import numpy as np
 import pytest
 
-pytest.importorskip("torch", reason='needs the rl extra: pip install "pyflyt_like[rl]"')
+from tests.extras import require_extra
+
+require_extra("rl", "torch")  # the package imports torch; the ratings themselves do not
 
 from pyflyt_like.training.elo import (  # noqa: E402
     ELO_PER_LOG_ODDS,
