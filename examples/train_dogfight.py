@@ -66,7 +66,7 @@ FINE_TUNE = dict(n_steps=64, n_epochs=4, n_minibatches=8, learning_rate=3e-5, ga
 FROM_SCRATCH = dict(n_steps=64, n_epochs=4, n_minibatches=8, learning_rate=3e-4, gamma=0.99,
                     gae_lambda=0.95, hidden_sizes=(256, 256), ent_coef=0.0,
                     init_log_std=-0.5)
-ELO_SNAPSHOTS = 8  # snapshots rated besides the kept policy, evenly spaced
+ELO_SNAPSHOTS = 5  # snapshots rated besides the kept policy, evenly spaced
 #: What ``--without`` switches off in FINE_TUNE, for the ablation (docs/training.md).
 ABLATIONS = {"critic-warmup": dict(critic_warmup_iterations=0),
              "bc": dict(bc_coef=0.0),
@@ -99,15 +99,15 @@ def main() -> None:
     parser.add_argument("--gate", type=float_in(0.0, 0.99), default=0.55,
                         help="score against the last admitted member above which a snapshot "
                              "joins the league")
-    parser.add_argument("--gate-games", type=int_in(1, 10**9), default=1000,
+    parser.add_argument("--gate-games", type=int_in(1, 10**9), default=500,
                         help="games against that member before the gate can open")
-    parser.add_argument("--judge-worlds", type=int_in(1, 2**20), default=1024)
-    parser.add_argument("--judge-every", type=int_in(1, 10**6), default=20,
+    parser.add_argument("--judge-worlds", type=int_in(1, 2**20), default=512)
+    parser.add_argument("--judge-every", type=int_in(1, 10**6), default=40,
                         help="PPO iterations between judgements")
     parser.add_argument("--eval-episodes", type=int_in(1, 100_000), default=100,
                         help="PettingZoo episodes against the scripted pilot (twice as many "
                              "against imitation.pt)")
-    parser.add_argument("--elo-worlds", type=int_in(1, 2**20), default=256,
+    parser.add_argument("--elo-worlds", type=int_in(1, 2**20), default=128,
                         help="batched duels per ordered pairing of the round-robin")
     parser.add_argument("--aggressiveness", type=float_in(0.0, 1.0), default=0.9,
                         help="of the training worlds' reward (the evaluation uses the "
@@ -280,7 +280,7 @@ class Recipe:
     def rate(self) -> dict:
         """Round-robin Elo of the league's scripted pilots, the imitated policy, up to
         ELO_SNAPSHOTS snapshots and the kept policy, on the batched engine."""
-        from pyflyt_like.envs.dogfight.matches import round_robin
+        from pyflyt_like.envs.dogfight.round_robin import round_robin
         from pyflyt_like.training.elo import fit_ratings, plot_ratings_over_time
 
         members = self.league.members
