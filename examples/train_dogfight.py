@@ -313,9 +313,8 @@ class Recipe:
 
     def evaluate(self) -> dict:
         """The judge: the PettingZoo scene at default options, sides alternated."""
-        from pyflyt_like.envs.dogfight.matches import scene_matches
-
         from pyflyt_like.envs import PursuitPilot
+        from pyflyt_like.envs.dogfight.matches import scene_matches
 
         policy, size, episodes = self.policy, self.args.team_size, self.args.eval_episodes
         result = {"scripted": scene_matches(
