@@ -10,6 +10,7 @@ numbers: the pairings are compared on the same situations).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -22,7 +23,7 @@ __all__ = ["round_robin"]
 
 
 def round_robin(players: Mapping[str, PilotFactory], *, team_size: int = 1, worlds: int,
-                seed: int) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
+                seed: int, **options: Any) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
     """Fly every ordered pairing of ``players`` in ``worlds`` batched duels.
 
     Args:
@@ -30,6 +31,7 @@ def round_robin(players: Mapping[str, PilotFactory], *, team_size: int = 1, worl
         team_size: aircraft per team.
         worlds: duels per ordered pairing, >= 1 (P (P - 1) * worlds duels in all).
         seed: the reset seed of every pairing, an int in [0, 2**63).
+        **options: the env's options (``Dogfight-v0``'s defaults where not given).
 
     Returns:
         The names (P,), ``wins`` (P, P) and ``draws`` (P, P) int64 counts (zero diagonals).
@@ -49,7 +51,7 @@ def round_robin(players: Mapping[str, PilotFactory], *, team_size: int = 1, worl
     wins = np.zeros((size, size), np.int64)
     draws = np.zeros((size, size), np.int64)
     env = DogfightVectorEnv(num_envs=worlds * team_size, team_size=team_size,
-                            opponent="scripted")  # replaced by each pairing's side B
+                            opponent="scripted", **options)  # B replaces the opponent
     try:
         for i, a in enumerate(names):
             for j, b in enumerate(names):

@@ -244,3 +244,34 @@ def test_a_match_result_must_add_up():
                                     own_dome_exits=1, mean_length_steps=12.5,
                                     win_share=0.25, draw_share=0.5, loss_share=0.25,
                                     score=0.5)
+
+
+# ----------------------------------------------------------------- round-robin
+def test_a_round_robin_plays_every_pairing_both_ways_and_adds_up():
+    from pyflyt_like.envs.dogfight.round_robin import round_robin
+
+    players = {"near": lambda env: PursuitPilot(env),
+               "far": lambda env: PursuitPilot(env, follow_distance=35.0),
+               "diver": DIVE}
+    names, wins, draws = round_robin(players, worlds=4, seed=3, max_duration_seconds=5.0)
+    assert names == ("near", "far", "diver")
+    assert (np.diag(wins) == 0).all() and (np.diag(draws) == 0).all()
+    games = wins + wins.T + draws + draws.T
+    np.testing.assert_array_equal(games, 8 * (1 - np.eye(3, dtype=int)))  # 4 worlds x 2 orders
+    assert wins[2].sum() == 0 and wins[0, 2] == wins[1, 2] == 8  # the diver always crashes
+    # each order of a pairing is batched_matches' own result
+    near_first, far_first = (batched_matches(players[a], players[b], worlds=4, seed=3,
+                                             max_duration_seconds=5.0)
+                             for a, b in (("near", "far"), ("far", "near")))
+    assert draws[0, 1] == near_first.draws and draws[1, 0] == far_first.draws
+    assert wins[0, 1] == near_first.wins + far_first.losses
+
+
+def test_a_round_robin_needs_two_named_players():
+    from pyflyt_like.envs.dogfight.round_robin import round_robin
+
+    with pytest.raises(ValueError, match="players must map at least two names"):
+        round_robin({"alone": lambda env: PursuitPilot(env)}, worlds=2, seed=0)
+    with pytest.raises(ValueError, match="worlds"):
+        round_robin({"a": lambda env: PursuitPilot(env), "b": lambda env: PursuitPilot(env)},
+                    worlds=0, seed=0)
