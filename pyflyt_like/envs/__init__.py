@@ -26,6 +26,10 @@ _EXPORTS = {
     "PursuitPilot": "pyflyt_like.envs.dogfight.pursuit_pilot:PursuitPilot",
     "DogfightVectorEnv": "pyflyt_like.envs.dogfight.vector_env:DogfightVectorEnv",
     "DogfightVectorRecorder": "pyflyt_like.envs.dogfight.vector_recorder:DogfightVectorRecorder",
+    "MatchResult": "pyflyt_like.envs.dogfight.matches:MatchResult",
+    "scene_matches": "pyflyt_like.envs.dogfight.matches:scene_matches",
+    "batched_matches": "pyflyt_like.envs.dogfight.matches:batched_matches",
+    "round_robin": "pyflyt_like.envs.dogfight.round_robin:round_robin",
     "FixedwingReachVectorEnv":
         "pyflyt_like.envs.fixedwing.vector_env:FixedwingReachVectorEnv",
     "FixedwingReachTwinEnv": "pyflyt_like.envs.fixedwing.twin_env:FixedwingReachTwinEnv",

@@ -12,10 +12,13 @@ except ImportError as error:
 
 from .algorithm import train_ppo
 from .config import PPOConfig
+from .elo import Ratings, fit_ratings
 from .evaluation import evaluate_policy
 from .export import export_policy
+from .league import League, LeagueEnv, WinGate
 from .policy import CheckpointError, PPOPolicy
 from .rollout import compute_gae
 
-__all__ = ["CheckpointError", "PPOConfig", "PPOPolicy", "compute_gae", "evaluate_policy",
-           "export_policy", "train_ppo"]
+__all__ = ["CheckpointError", "League", "LeagueEnv", "PPOConfig", "PPOPolicy", "Ratings",
+           "WinGate", "compute_gae", "evaluate_policy", "export_policy", "fit_ratings",
+           "train_ppo"]
