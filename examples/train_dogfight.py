@@ -16,7 +16,8 @@ alone first, a behaviour-cloning term toward ``imitation.pt`` decays, the observ
 normalisation stays fixed, and a KL target bounds each update.
 
 Judged every ``--judge-every`` iterations in ``--judge-worlds`` batched duels against the
-default pilot (and the imitated policy); the best judged policy is kept as ``dogfight.pt``.
+default pilot (and the imitated policy); the policy with the best least win share over them
+is kept as ``dogfight.pt``.
 Then a round-robin on the batched engine rates the league (Elo, Bradley-Terry with 95 %
 intervals), and the PettingZoo scene judges the kept policy against the scripted pilot and
 ``imitation.pt``, sides alternated (:func:`pyflyt_like.envs.dogfight.matches.scene_matches`).
@@ -274,7 +275,9 @@ class Recipe:
     # ------------------------------------------------------------------ judging
     def judge(self, stage: str) -> None:
         """Batched duels of the deterministic policy against each judge opponent; keeps the
-        policy whose summed score over them is the best so far."""
+        policy whose least win share over them is the best so far (a policy that beats
+        imitation.pt by drawing against the scripted pilot is not kept over one that beats
+        both)."""
         from pyflyt_like.envs.dogfight.matches import batched_matches
 
         began = time.perf_counter()
@@ -286,7 +289,7 @@ class Recipe:
                                      seed=20_000 + self.args.seed, env=self.judge_env)
             row[name] = result.as_dict()
         self.best["judge_seconds"] = time.perf_counter() - began
-        criterion = sum(row[name]["score"] for name in self.judge_opponents)
+        criterion = min(row[name]["win_share"] for name in self.judge_opponents)
         self.history["judged"].append(row)
         if criterion > self.best["criterion"]:
             self.best.update(criterion=criterion, stage=stage, minutes=row["minutes"],

@@ -9,14 +9,16 @@ Every finished episode is credited to the member that flew it.
 
 Opponents are drawn by prioritised fictitious self-play (PFSP; Vinyals et al. 2019,
 "Grandmaster level in StarCraft II using multi-agent reinforcement learning", Nature 575):
-member m is drawn with weight ``(1 - s_m) ** power``, s_m the learner's score against it
-(wins plus half the draws, per game), so members the learner already beats are drawn less;
-``prior_games`` even games per member keep a new member's score at 1/2 until it has played,
-and ``min_weight`` keeps every member in the draw, so that what the learner has mastered is
-still rehearsed. A snapshot of the learner joins as a member only when the learner scores
-above a threshold against the last one that joined (:class:`WinGate`), as in AlphaStar's and
-the AlphaDogfight trials' leagues, so the pool grows with real progress instead of copies of
-a policy that is not getting better.
+member m is drawn with weight ``(1 - w_m) ** power``, w_m the learner's win rate against it,
+so members the learner already beats are drawn less. A draw is no win: a learner that only
+survives a member (a draw at the time limit) keeps meeting it, which a score counting draws
+as half a win would hide. ``prior_games`` games per member at a win rate of 1/2 keep a new
+member's weight moderate until it has played, and ``min_weight`` keeps every member in the
+draw, so that what the learner has mastered is still rehearsed. A snapshot of the learner
+joins as a member only when the learner's win rate against the last one that joined exceeds
+a threshold (:class:`WinGate`), as in AlphaStar's and the AlphaDogfight trials' leagues, so
+the pool grows with real progress instead of copies of a policy that is not getting
+better.
 """
 
 from __future__ import annotations
@@ -68,27 +70,27 @@ class LeagueMember:
     def games(self) -> int:
         return self.wins + self.draws + self.losses
 
-    def score(self, prior_games: float = 0.0) -> float:
-        """The learner's mean score against this member (win 1, draw 1/2, loss 0), with
-        ``prior_games`` even games added (1/2 with no games and no prior)."""
+    def win_rate(self, prior_games: float = 0.0) -> float:
+        """The learner's share of wins against this member (a draw is no win), with
+        ``prior_games`` games at a win rate of 1/2 added (1/2 with no games and no prior)."""
         games = self.games + prior_games
         if games == 0:
             return 0.5
-        return (self.wins + 0.5 * self.draws + 0.5 * prior_games) / games
+        return (self.wins + 0.5 * prior_games) / games
 
     def record(self) -> dict[str, Any]:
         """JSON-ready name, kind and results."""
         return dict(name=self.name, kind=self.kind, wins=self.wins, draws=self.draws,
-                    losses=self.losses, score=self.score())
+                    losses=self.losses, win_rate=self.win_rate())
 
 
 @dataclass(frozen=True)
 class WinGate:
-    """Promotes a snapshot when the learner scores *above* ``threshold`` in at least
+    """Promotes a snapshot when the learner's win rate is *above* ``threshold`` in at least
     ``min_games`` games against the last member that joined (``passes``).
 
     Attributes:
-        threshold: score in [0, 1) (win 1, draw 1/2, loss 0) to exceed.
+        threshold: win rate in [0, 1) to exceed (a draw is no win).
         min_games: games needed before the gate can open, >= 1.
     """
 
@@ -98,14 +100,14 @@ class WinGate:
     def __post_init__(self) -> None:
         threshold = check_unit_interval("threshold", self.threshold)
         if threshold >= 1.0:
-            raise ValueError(f"threshold must be in [0, 1) (a score of 1 cannot be exceeded), "
+            raise ValueError(f"threshold must be in [0, 1) (a win rate of 1 cannot be exceeded), "
                              f"got {self.threshold!r}")
         object.__setattr__(self, "threshold", threshold)
         object.__setattr__(self, "min_games", check_positive_int("min_games", self.min_games))
 
     def passes(self, member: LeagueMember) -> bool:
         """Whether the learner's record against ``member`` opens the gate."""
-        return member.games >= self.min_games and member.score() > self.threshold
+        return member.games >= self.min_games and member.win_rate() > self.threshold
 
 
 class League:
@@ -119,7 +121,7 @@ class League:
         team_size: aircraft per team.
         rng: draws the opponents (a ``numpy.random.Generator``).
         power: PFSP exponent, >= 0 (0: uniform over the members).
-        prior_games: even games credited to every member in its score, >= 0.
+        prior_games: games at a win rate of 1/2 credited to every member, >= 0.
         min_weight: least drawing weight of a member, in [0, 1].
     """
 
@@ -174,8 +176,8 @@ class League:
         """(M,) the members' drawing probabilities (PFSP, module docstring)."""
         if not self.members:
             raise RuntimeError("the league has no members: add one before drawing")
-        scores = np.array([m.score(self.prior_games) for m in self.members])
-        weights = np.maximum((1.0 - scores) ** self.power, self.min_weight)
+        rates = np.array([m.win_rate(self.prior_games) for m in self.members])
+        weights = np.maximum((1.0 - rates) ** self.power, self.min_weight)
         return weights / weights.sum()
 
     def assign(self, worlds: np.ndarray) -> None:

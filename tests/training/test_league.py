@@ -91,7 +91,7 @@ def test_pfsp_draws_members_as_their_weights_say():
         league.add(name, lambda obs: obs)
     a, b, _ = league.members
     a.wins = 100  # mastered: the least weight
-    b.wins, b.losses = 50, 50  # even: (1 - 1/2)^2
+    b.wins, b.draws = 50, 50  # half won (a draw is no win): (1 - 1/2)^2
     weights = league.weights()
     np.testing.assert_allclose(weights, np.array([0.05, 0.25, 0.25]) / 0.55)
     league.assign(np.ones(20_000, bool))
@@ -102,7 +102,8 @@ def test_pfsp_draws_members_as_their_weights_say():
 def test_the_win_gate_opens_only_above_its_threshold():
     gate = WinGate(threshold=0.6, min_games=10)
     assert not gate.passes(LeagueMember("a", print, "scripted", wins=6, losses=4))  # 0.6
-    assert gate.passes(LeagueMember("a", print, "scripted", wins=6, draws=1, losses=3))
+    assert gate.passes(LeagueMember("a", print, "scripted", wins=7, losses=3))
+    assert not gate.passes(LeagueMember("a", print, "scripted", wins=6, draws=4))  # no win
     assert not gate.passes(LeagueMember("a", print, "scripted", wins=9))  # too few games
     league = League(2, 1, np.random.default_rng(0))
     league.add("teacher", lambda obs: obs)
