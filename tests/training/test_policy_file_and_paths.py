@@ -84,10 +84,13 @@ def test_policy_rejects_an_unknown_activation():
 def test_package_exports_and_old_module_path():
     from pyflyt_like.training import ppo
 
-    assert training.__all__ == ["CheckpointError", "PPOConfig", "PPOPolicy", "compute_gae",
-                                "evaluate_policy", "export_policy", "train_ppo"]
+    assert training.__all__ == ["CheckpointError", "League", "LeagueEnv", "PPOConfig",
+                                "PPOPolicy", "Ratings", "WinGate", "compute_gae",
+                                "evaluate_policy", "export_policy", "fit_ratings", "train_ppo"]
+    newer = ("CheckpointError", "export_policy", "League", "LeagueEnv", "Ratings", "WinGate",
+             "fit_ratings")  # than the old path
     for name in training.__all__:
-        if name not in ("CheckpointError", "export_policy"):  # newer than the old path
+        if name not in newer:
             assert getattr(ppo, name) is getattr(training, name)
     from pyflyt_like.training.networks import FastTanh
 

@@ -122,7 +122,8 @@ def scene_matches(pilot_a: PilotFactory, pilot_b: PilotFactory, *, team_size: in
     with ``info["out_of_bounds"]`` as dome exits.
 
     Args:
-        pilot_a, pilot_b: pilot factories (module docstring).
+        pilot_a: side A's pilot factory (module docstring).
+        pilot_b: side B's pilot factory.
         team_size: aircraft per team, in [1, 128].
         episodes: episodes to fly, >= 1.
         seed: seed of the first episode, an int >= 0 (``seed + episodes - 1`` < 2**63).
@@ -226,8 +227,9 @@ def batched_matches(pilot_a: PilotFactory, pilot_b: PilotFactory, *, team_size: 
     orders (``batched_matches(b, a, ...)`` too) and combines them.
 
     Args:
-        pilot_a, pilot_b: pilot factories (module docstring); called once per call, with
+        pilot_a: side A's pilot factory (module docstring); called once per call, with
             the env.
+        pilot_b: side B's pilot factory, likewise.
         team_size: aircraft per team, in [1, 128].
         worlds: worlds (episodes), >= 1: ``num_envs = worlds * team_size``. May be left
             out with ``env``.
