@@ -90,6 +90,6 @@ def test_league_self_play_raises_the_judged_score_of_an_untrained_policy():
     untrained = judged()
     train_ppo(LeagueEnv(env, league), config, policy=policy)
     trained = judged()
-    # measured: see the assertion message (the untrained policy crashes or is shot down)
-    print(f"judged score untrained {untrained:.3f}, trained {trained:.3f}")
+    # measured: 0.000 untrained (it crashes or is shot down in every duel), 0.172 after
+    # these 60 iterations
     assert trained > untrained + 0.1, (untrained, trained)
