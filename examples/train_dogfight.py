@@ -43,7 +43,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-from recipe_options import (
+
+from pyflyt_like.common.command_line import (
     CPUS,
     MAX_SEED,
     OneLineParser,

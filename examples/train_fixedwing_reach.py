@@ -28,7 +28,8 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
-from recipe_options import (
+
+from pyflyt_like.common.command_line import (
     CPUS,
     MAX_SEED,
     OneLineParser,

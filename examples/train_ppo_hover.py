@@ -19,9 +19,9 @@ from pathlib import Path
 
 import gymnasium
 import numpy as np
-from recipe_options import OneLineParser, output_file
 
 import pyflyt_like.envs  # noqa: F401  (registers the ids)
+from pyflyt_like.common.command_line import OneLineParser, output_file
 
 ENV_ID = "pyflyt_like/QuadX-Hover-v0"
 

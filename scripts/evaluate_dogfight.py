@@ -33,37 +33,17 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pyflyt_like.common.command_line import MAX_SEED, OneLineParser, int_in
+
 # pyflyt_like.envs.dogfight.options.MAX_TEAM_SIZE (a test checks that they agree), written
 # out so that a bad option is reported before the simulator loads
 MAX_TEAM_SIZE = 128
 MAX_EPISODES = 1_000_000
-MAX_SEED = 2**63 - 1
 SCRIPTED = "scripted"
 
 
 class UserError(Exception):
     """A mistake of the caller's: reported as one line, exit status 2."""
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are one line on stderr and exit status 2."""
-
-    def error(self, message: str):
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
-
-
-def _int_in(low: int, high: int):
-    def convert(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = None
-        if value is None or not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be an integer in [{low}, {high}], "
-                                             f"got {text!r}")
-        return value
-
-    return convert
 
 
 def parse_arguments(argv: list[str] | None) -> tuple[OneLineParser, argparse.Namespace]:
@@ -72,10 +52,10 @@ def parse_arguments(argv: list[str] | None) -> tuple[OneLineParser, argparse.Nam
                         help="the PPOPolicy checkpoint (.pt) to evaluate")
     parser.add_argument("--opponent", default=SCRIPTED, metavar="scripted|OTHER.pt",
                         help="'scripted' (the default PursuitPilot) or another checkpoint")
-    parser.add_argument("--team-size", type=_int_in(1, MAX_TEAM_SIZE), default=1,
+    parser.add_argument("--team-size", type=int_in(1, MAX_TEAM_SIZE), default=1,
                         help="aircraft per team")
-    parser.add_argument("--episodes", type=_int_in(1, MAX_EPISODES), default=100)
-    parser.add_argument("--seed", type=_int_in(0, MAX_SEED), default=0,
+    parser.add_argument("--episodes", type=int_in(1, MAX_EPISODES), default=100)
+    parser.add_argument("--seed", type=int_in(0, MAX_SEED), default=0,
                         help="episode k is reset with seed + k")
     parser.add_argument("--json", type=Path, default=None, metavar="FILE",
                         help="also write the results to this .json file")

@@ -1,6 +1,7 @@
-"""Command-line options of the training recipes (``train_*.py`` beside this file): errors in
-one line on stderr with exit status 2, numbers checked against their ranges before anything
-is loaded, and where the results go proved writable before anything is trained."""
+"""Command-line options of the training recipes (``examples/train_*.py``) and the evaluation
+scripts (``scripts/evaluate_dogfight.py``): errors in one line on stderr with exit status 2,
+numbers checked against their ranges before anything is loaded, and where the results go
+proved writable before anything is trained."""
 
 from __future__ import annotations
 
