@@ -255,7 +255,7 @@ def _update(policy: PPOPolicy, optimizer: torch.optim.Optimizer, config: PPOConf
             rows = table.index_select(0, mb)
             mb_obs, mb_act = rows[:, :obs_dim], rows[:, obs_dim:obs_dim + act_dim]
             mb_old_logp, adv, ret = rows[:, obs_dim + act_dim:obs_dim + act_dim + 3].unbind(1)
-            logp, entropy, value = policy.log_prob_entropy_value(mb_obs, mb_act)
+            logp, entropy, value, mean = policy.log_prob_entropy_value(mb_obs, mb_act)
             log_ratio = logp - mb_old_logp
             ratio = torch.exp(log_ratio)
             policy_loss = -torch.min(ratio * adv, ratio.clamp(1.0 - clip, 1.0 + clip) * adv
@@ -263,8 +263,7 @@ def _update(policy: PPOPolicy, optimizer: torch.optim.Optimizer, config: PPOConf
             value_loss = 0.5 * (value - ret).square().mean()
             bc_loss = torch.full((), math.nan)
             if reference_means is not None:
-                bc_loss = (policy.actor(mb_obs) - rows[:, obs_dim + act_dim + 3:]
-                           ).square().sum(-1).mean()
+                bc_loss = (mean - rows[:, obs_dim + act_dim + 3:]).square().sum(-1).mean()
             loss = config.vf_coef * value_loss
             if update_actor:
                 loss = loss + policy_loss - config.ent_coef * entropy

@@ -150,14 +150,16 @@ class PPOPolicy(nn.Module):
         return self.actor(self.normalize(obs))
 
     def log_prob_entropy_value(self, norm_obs: torch.Tensor, actions: torch.Tensor
-                               ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+                               ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor,
+                                          torch.Tensor]:
         """For (B, D) *normalised* observations and (B, A) unclipped actions: the (B,) log
-        densities, the () entropy per sample (state-independent) and the (B,) values."""
+        densities, the () entropy per sample (state-independent), the (B,) values and the
+        (B, A) mean actions they were computed from."""
         mean = self.actor(norm_obs)
         z = (actions - mean) * torch.exp(-self.log_std)
         log_prob = (-0.5 * z.square() - self.log_std - LOG_SQRT_2PI).sum(-1)
         entropy = (self.log_std + 0.5 + LOG_SQRT_2PI).sum()
-        return log_prob, entropy, self.critic(norm_obs).squeeze(-1)
+        return log_prob, entropy, self.critic(norm_obs).squeeze(-1), mean
 
     @torch.no_grad()
     def act(self, obs: np.ndarray, deterministic: bool = True) -> np.ndarray:

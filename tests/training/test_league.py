@@ -148,7 +148,7 @@ def test_ppo_log_probabilities_are_those_of_the_acting_learner():
     collect_rollout(wrapped, learner, buffers, cursor, torch.Generator().manual_seed(0),
                     reward_scale=1.0, track_obs_stats=False)
     with torch.no_grad():
-        log_prob, _, _ = learner.log_prob_entropy_value(
+        log_prob, _, _, _ = learner.log_prob_entropy_value(
             buffers.observations.view(-1, learner.obs_dim),
             buffers.actions.view(-1, learner.act_dim))
     torch.testing.assert_close(log_prob, buffers.log_probs.view(-1), rtol=1e-5, atol=1e-4)
