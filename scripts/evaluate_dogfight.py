@@ -66,14 +66,14 @@ def parse_arguments(argv: list[str] | None) -> tuple[OneLineParser, argparse.Nam
     return parser, args
 
 
-def _check_file(path: Path, name: str) -> None:
+def check_file(path: Path, name: str) -> None:
     if not path.exists():
         raise UserError(f"{name} {path}: no such file")
     if not path.is_file():
         raise UserError(f"{name} {path} is not a file")
 
 
-def _load(path: Path, name: str):
+def load_policy(path: Path, name: str):
     """The PPOPolicy of checkpoint ``path`` (UserError if it cannot be read as one)."""
     try:
         from pyflyt_like.training import PPOPolicy
@@ -125,10 +125,10 @@ def policy_pilot(policy, name: str, path: Path):
 def evaluate(args: argparse.Namespace) -> dict[str, Any]:
     """Load the pilots, fly the episodes and return the summary (UserError on a bad
     checkpoint)."""
-    _check_file(args.policy, "POLICY")
+    check_file(args.policy, "POLICY")
     if args.opponent != SCRIPTED:
-        _check_file(Path(args.opponent), "--opponent")
-    policy = _load(args.policy, "POLICY")
+        check_file(Path(args.opponent), "--opponent")
+    policy = load_policy(args.policy, "POLICY")
     import torch
 
     torch.set_num_threads(1)  # a handful of observations per call: one thread is fastest
@@ -143,7 +143,7 @@ def evaluate(args: argparse.Namespace) -> dict[str, Any]:
         opponent = SCRIPTED
     else:
         opponent = str(Path(args.opponent))
-        pilot_b = policy_pilot(_load(Path(args.opponent), "--opponent"), "--opponent",
+        pilot_b = policy_pilot(load_policy(Path(args.opponent), "--opponent"), "--opponent",
                                Path(args.opponent))
     start = time.perf_counter()
     result = scene_matches(pilot_a, pilot_b, team_size=args.team_size,

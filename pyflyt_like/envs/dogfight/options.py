@@ -3,7 +3,8 @@
 The PettingZoo scene (:class:`~pyflyt_like.envs.MAFixedwingDogfightEnv`) and the batched
 ``Dogfight-v0`` take the same keyword options with the same meaning; this module checks
 them (:func:`dogfight_options`) and builds the per-aircraft observation bounds
-(:func:`observation_bounds`) so that both envs have equal spaces.
+(:func:`observation_bounds`) so that both envs have equal spaces; :func:`observation_layout`
+says where each quantity sits in that observation, for pilots and analyses that read it.
 """
 
 from __future__ import annotations
@@ -182,6 +183,59 @@ def observation_bounds(options: DogfightOptions, action_low: np.ndarray,
     high = np.concatenate((attitude_high, action_high, aux_high, (1.0,),
                            np.tile(block_high, others)))
     return low, high
+
+
+AUX_SIZE = 6  # the fixed-wing's aux state: five surface deflections [rad] and the throttle
+
+
+@dataclass(frozen=True)
+class ObservationLayout:
+    """Where each quantity sits in one aircraft's flattened dogfight observation
+    (:func:`pyflyt_like.rules.dogfight.observe`'s layout), as indices into its row.
+
+    Attributes:
+        angles: the attitude (quaternion x y z w, or roll pitch yaw [rad]).
+        velocity: the body-frame velocity [m/s].
+        position: the ground-frame position [m].
+        throttle: the throttle now, in [0, 1] (the aux state's last entry).
+        health: the aircraft's own health.
+        others: where the first other aircraft's block starts.
+        block: the size of each other aircraft's block: relative position [m] (0:3) and
+            velocity [m/s] (3:6) in the body frame, attitude, health (-2), ally flag (-1).
+        size: the whole observation's size.
+    """
+
+    angles: slice
+    velocity: slice
+    position: slice
+    throttle: int
+    health: int
+    others: int
+    block: int
+    size: int
+
+    def other_blocks(self, observations: np.ndarray) -> np.ndarray:
+        """(N, num_drones - 1, block) view of the other aircraft's blocks of (N, size)
+        observations."""
+        return observations[:, self.others:].reshape(observations.shape[0], -1, self.block)
+
+
+def observation_layout(angle_representation: str, act_dim: int,
+                       num_drones: int) -> ObservationLayout:
+    """The :class:`ObservationLayout` of a scene with these options.
+
+    Args:
+        angle_representation: "quaternion" or "euler".
+        act_dim: the size of the normalised action (4 in flight modes 0 and 1, 6 in -1).
+        num_drones: aircraft in a world (2 x team size).
+    """
+    n_angles = 4 if angle_representation == "quaternion" else 3
+    own = 9 + n_angles + act_dim + AUX_SIZE  # rates, angles, velocity, position, action, aux
+    block = 3 + 3 + n_angles + 2  # position, velocity, attitude, health, ally
+    return ObservationLayout(
+        angles=slice(3, 3 + n_angles), velocity=slice(3 + n_angles, 6 + n_angles),
+        position=slice(6 + n_angles, 9 + n_angles), throttle=own - 1, health=own,
+        others=own + 1, block=block, size=own + 1 + (num_drones - 1) * block)
 
 
 def _check_weight(name: str, value: object) -> float:

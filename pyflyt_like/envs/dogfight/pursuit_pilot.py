@@ -61,6 +61,7 @@ from pyflyt_like.envs.base.vehicle_actions import (
     fixedwing_action_mapping,
 )
 
+from .options import observation_layout
 from .pilot_attitudes import (
     desired_matrices,
     euler_to_matrices,
@@ -70,7 +71,6 @@ from .pilot_attitudes import (
 )
 
 GRAVITY = 9.81  # m/s^2
-AUX_SIZE = 6  # five surface deflections and the throttle (Fixedwing.aux_state)
 SUPPORTED_MODES = (0, 1)
 TARGET_ANGLE_WEIGHT = 10.0  # m/rad: the env's 0.1 d + 1.0 angle cost, in metres
 # The acrowing's attitude controller (acrowing.yaml attitude_controller): mode 0 mimics it.
@@ -186,15 +186,9 @@ class PursuitPilot:
 
         self.mapping = fixedwing_action_mapping(self.flight_mode)
         self.act_dim = self.mapping.size
-        n_angles = 4 if self.angle_representation == "quaternion" else 3
-        self._angles = slice(3, 3 + n_angles)
-        self._velocity = slice(3 + n_angles, 6 + n_angles)
-        self._position = slice(6 + n_angles, 9 + n_angles)
-        own = 9 + n_angles + self.act_dim + AUX_SIZE
-        self._health = own
-        self._block = 3 + 3 + n_angles + 2  # position, velocity, attitude, health, ally
-        self._others_start = own + 1
-        self.obs_dim = own + 1 + (self.num_drones - 1) * self._block
+        self.layout = observation_layout(self.angle_representation, self.act_dim,
+                                         self.num_drones)
+        self.obs_dim = self.layout.size
         for holder in (env, getattr(env, "unwrapped", None)):
             space = getattr(holder, "single_observation_space", None)
             if space is not None and getattr(space, "shape", None) != (self.obs_dim,):
@@ -256,18 +250,19 @@ class PursuitPilot:
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(N,) roll [rad], pitch [rad], yaw rate [rad/s] and throttle [0, 1] setpoints."""
         n = obs.shape[0]
-        angles = obs[:, self._angles]
+        layout = self.layout
+        angles = obs[:, layout.angles]
         rotations = (quaternions_to_matrices(angles) if angles.shape[1] == 4
                      else euler_to_matrices(angles))
-        velocity_body = obs[:, self._velocity]
-        position = obs[:, self._position]
+        velocity_body = obs[:, layout.velocity]
+        position = obs[:, layout.position]
         airspeed = np.linalg.norm(velocity_body, axis=1)
         velocity = np.einsum("nij,nj->ni", rotations, velocity_body)
         roll = np.arctan2(rotations[:, 2, 1], rotations[:, 2, 2])
         pitch = -np.arcsin(np.clip(rotations[:, 2, 0], -1.0, 1.0))
 
         # --- target: least-cost enemy in play
-        blocks = obs[:, self._others_start:].reshape(n, self.num_drones - 1, self._block)
+        blocks = layout.other_blocks(obs)
         rel_pos, rel_vel = blocks[:, :, 0:3], blocks[:, :, 3:6]
         health, ally = blocks[:, :, -2], blocks[:, :, -1]
         distance = np.linalg.norm(rel_pos, axis=2)
@@ -378,7 +373,7 @@ class PursuitPilot:
         SO(3) roll/pitch error about the nose's heading, the yaw rate as given, then
         proportional rate feedback.
         """
-        angles = obs[:, self._angles]
+        angles = obs[:, self.layout.angles]
         rotations = (quaternions_to_matrices(angles) if angles.shape[1] == 4
                      else euler_to_matrices(angles))
         desired = desired_matrices(roll, pitch, heading_references(rotations))

@@ -89,7 +89,7 @@ def test_a_large_batch_of_arbitrary_observations_gives_finite_actions_in_bounds(
     space = env.observation_space("uav_0")
     space.seed(0)
     batch = np.stack([space.sample() for _ in range(2000)])
-    batch[:100, pilot._others_start:] = 0.0  # nobody else in play: fly home
+    batch[:100, pilot.layout.others:] = 0.0  # nobody else in play: fly home
     actions = pilot(batch)
     action_space = env.action_space("uav_0")
     assert actions.shape == (2000, 4) and np.all(np.isfinite(actions))

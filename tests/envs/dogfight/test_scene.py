@@ -10,6 +10,7 @@ import pytest
 
 from pyflyt_like.envs import MAFixedwingDogfightEnv
 from pyflyt_like.envs.base.aviary_env import FAILURE_PENALTY
+from pyflyt_like.envs.dogfight.options import observation_layout
 from pyflyt_like.rules.dogfight import DAMAGE_REWARD, WIN_REWARD
 
 from .._ma_checks import (
@@ -337,5 +338,35 @@ def test_rgb_array_frames():
         frame = env.render()
         assert frame.shape == (96, 128, 3) and frame.dtype == np.uint8
         assert frame.std() > 5.0
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("options", [{}, {"angle_representation": "euler", "team_size": 1},
+                                     {"assisted_flight": False, "flight_mode": -1}])
+def test_observation_layout_finds_each_quantity_in_the_observation(options):
+    env = MAFixedwingDogfightEnv(**options)
+    observations = env.reset(seed=3)[0]
+    observations = env.step({agent: env.action_space(agent).sample() for agent in env.agents})[0]
+    act_dim = env.action_space("uav_0").shape[0]
+    layout = observation_layout(env.angle_representation, act_dim, env.num_drones)
+    try:
+        for agent, row in observations.items():
+            assert row.shape == (layout.size,)
+            drone = env.drones[env.agent_index[agent]]
+            np.testing.assert_allclose(row[layout.position], drone.state[3], atol=1e-5)
+            np.testing.assert_allclose(row[layout.velocity], drone.state[2], atol=1e-5)
+            angles = row[layout.angles]
+            assert angles.shape == ((4,) if env.angle_representation == "quaternion" else (3,))
+            assert row[layout.throttle] == pytest.approx(drone.aux_state[-1], abs=1e-6)
+            assert row[layout.health] == 1.0
+            blocks = layout.other_blocks(row[None, :])[0]
+            assert blocks.shape == (env.num_drones - 1, layout.block)
+            others = [j for j in range(env.num_drones) if j != env.agent_index[agent]]
+            allies = [float(env.team[j] == env.team[env.agent_index[agent]]) for j in others]
+            np.testing.assert_array_equal(blocks[:, -1], allies)
+            relative = drone.rotation_matrix.T @ (env.drones[others[0]].state[3]
+                                                  - drone.state[3])
+            np.testing.assert_allclose(blocks[0, 0:3], relative, atol=1e-4)
     finally:
         env.close()
