@@ -76,18 +76,21 @@ def draw(replays: dict[str, Path], png: Path) -> None:
                                 dpi=100, squeeze=False)
     for (name, path), (top, speed) in zip(replays.items(), axes):
         recording = read_acmi(path)
+        destroyed = {event.object_ids[0]: event.time for event in recording.events
+                     if event.kind == "Destroyed"}
         for object_id, properties in recording.objects.items():
             color = {"Red": "tab:red", "Blue": "tab:blue"}.get(properties.get("Color"), "k")
             label = f"{name} (side A)" if color == "tab:red" else "scripted pilot"
             times, positions, _ = recording.enu_track(object_id)
+            flying = times < destroyed.get(object_id, np.inf)  # not its fall from the kill on
+            times, positions = times[flying], positions[flying]
             top.plot(positions[:, 0], positions[:, 1], color=color, lw=1.2, label=label)
             top.scatter(positions[:1, 0], positions[:1, 1], color=color, marker="o", s=25)
             if len(times) > 1:
                 airspeed = np.linalg.norm(np.diff(positions, axis=0), axis=1) / np.diff(times)
                 speed.plot(times[1:], airspeed, color=color, lw=1.2, label=label)
-        for event in recording.events:
-            if event.kind == "Destroyed":
-                speed.axvline(event.time, color="k", ls=":", lw=1.0)
+        for moment in destroyed.values():
+            speed.axvline(moment, color="k", ls=":", lw=1.0)
         speed.axhline(MIN_AIRSPEED, color="gray", ls="--", lw=0.8,
                       label="the teacher's minimum airspeed")
         top.set(xlabel="x east [m]", ylabel="y north [m]", aspect="equal",
