@@ -28,10 +28,8 @@ import numpy as np
 
 from .matches import Pilot, PilotFactory
 from .options import ObservationLayout
+from .pursuit_pilot import MIN_AIRSPEED, PursuitPilot
 
-#: m/s: :class:`~.pursuit_pilot.PursuitPilot`'s default ``min_airspeed``, under which it
-#: only regains speed
-MIN_AIRSPEED = 13.0
 IDLE_THROTTLE = 0.05  # throttle under which an engine counts as at idle
 CLOSING_RANGE = 20.0  # m: "closing on the target" is within this range ...
 CLOSING_SPEED = 2.0  # m/s: ... and closing faster than this
@@ -75,8 +73,6 @@ def recording_pilot(pilot: PilotFactory, reference: PilotFactory,
     (flight mode 1), whose action is (roll, pitch, yaw rate, throttle) setpoints.
     """
     def factory(env: Any) -> Pilot:
-        from .pursuit_pilot import PursuitPilot
-
         layout_source = PursuitPilot(env)  # checks the env's options and reads its layout
         if layout_source.flight_mode != 1:
             raise ValueError("recording_pilot needs flight_mode 1 (attitude-hold setpoints), "

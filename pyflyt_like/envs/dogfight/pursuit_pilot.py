@@ -72,6 +72,7 @@ from .pilot_attitudes import (
 
 GRAVITY = 9.81  # m/s^2
 SUPPORTED_MODES = (0, 1)
+MIN_AIRSPEED = 13.0  # m/s, the default floor under which the pilot only regains speed
 TARGET_ANGLE_WEIGHT = 10.0  # m/rad: the env's 0.1 d + 1.0 angle cost, in metres
 # The acrowing's attitude controller (acrowing.yaml attitude_controller): mode 0 mimics it.
 ATTITUDE_ANGLE_KP = 6.0  # 1/s, rate setpoint per rad of roll/pitch error
@@ -134,7 +135,7 @@ class PursuitPilot:
     """
 
     def __init__(self, env: Any, *, floor_altitude: float = 30.0, floor_lookahead: float = 3.0,
-                 min_airspeed: float = 13.0, max_airspeed: float = 40.0,
+                 min_airspeed: float = MIN_AIRSPEED, max_airspeed: float = 40.0,
                  follow_distance: float | None = None, min_separation: float = 5.0,
                  lead_time_limits: tuple[float, float] = (0.2, 1.0)):
         if not bool(_option(env, "flatten_observation")):
