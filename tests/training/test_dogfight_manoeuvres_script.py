@@ -14,30 +14,9 @@ import pytest
 
 torch = pytest.importorskip("torch", reason='needs the rl extra: pip install "pyflyt_like[rl]"')
 
-from pyflyt_like.envs.dogfight.scene import MAFixedwingDogfightEnv  # noqa: E402
-from pyflyt_like.training import PPOConfig, PPOPolicy  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "dogfight_manoeuvres.py"
-
-
-@pytest.fixture(scope="module")
-def policies(tmp_path_factory) -> dict[int, Path]:
-    """Small untrained policies for team sizes 1 and 2, saved; by team size."""
-    folder = tmp_path_factory.mktemp("policies")
-    paths = {}
-    for team_size in (1, 2):
-        env = MAFixedwingDogfightEnv(team_size=team_size)
-        try:
-            agent = env.possible_agents[0]
-            policy = PPOPolicy.from_spaces(env.observation_space(agent),
-                                           env.action_space(agent),
-                                           PPOConfig(hidden_sizes=(8,), seed=team_size))
-        finally:
-            env.close()
-        paths[team_size] = folder / f"team_size_{team_size}.pt"
-        policy.save(paths[team_size])
-    return paths
 
 
 def run(*args: object) -> subprocess.CompletedProcess:
@@ -55,12 +34,12 @@ def error_line(result: subprocess.CompletedProcess) -> str:
 
 
 @pytest.mark.slow
-def test_one_episode_each_writes_the_statistics_the_replays_and_the_picture(policies,
+def test_one_episode_each_writes_the_statistics_the_replays_and_the_picture(dogfight_policies,
                                                                             tmp_path):
     pytest.importorskip("matplotlib")
     replays = tmp_path / "replays"
     replays.mkdir()
-    result = run(policies[1], "--episodes", 1, "--seed", 2, "--json", tmp_path / "m.json",
+    result = run(dogfight_policies[1], "--episodes", 1, "--seed", 2, "--json", tmp_path / "m.json",
                  "--png", tmp_path / "m.png", "--acmi-folder", replays)
     assert result.returncode == 0, result.stderr
     report = json.loads((tmp_path / "m.json").read_text(encoding="utf-8"))
@@ -81,16 +60,16 @@ def test_a_missing_policy_file(tmp_path):
     assert "POLICY" in line and "nope.pt: no such file" in line
 
 
-def test_a_2v2_policy_names_the_team_size_it_fits(policies):
-    line = error_line(run(policies[2], "--episodes", 1))
+def test_a_2v2_policy_names_the_team_size_it_fits(dogfight_policies):
+    line = error_line(run(dogfight_policies[2], "--episodes", 1))
     assert line.endswith("it fits --team-size 2")
 
 
-def test_unwritable_outputs_are_refused_before_flying(policies, tmp_path):
-    line = error_line(run(policies[1], "--png", tmp_path / "missing" / "out.png"))
+def test_unwritable_outputs_are_refused_before_flying(dogfight_policies, tmp_path):
+    line = error_line(run(dogfight_policies[1], "--png", tmp_path / "missing" / "out.png"))
     assert "--png" in line and "does not exist" in line
-    line = error_line(run(policies[1], "--json", tmp_path / "out.txt"))
+    line = error_line(run(dogfight_policies[1], "--json", tmp_path / "out.txt"))
     assert "--json must name an .json file" in line
-    line = error_line(run(policies[1], "--acmi-folder", tmp_path / "nowhere"))
+    line = error_line(run(dogfight_policies[1], "--acmi-folder", tmp_path / "nowhere"))
     assert "--acmi-folder" in line and "no such folder" in line
     assert list(tmp_path.iterdir()) == []

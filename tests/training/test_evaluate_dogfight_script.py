@@ -15,33 +15,12 @@ import pytest
 torch = pytest.importorskip("torch", reason='needs the rl extra: pip install "pyflyt_like[rl]"')
 
 from pyflyt_like.envs.dogfight.options import MAX_TEAM_SIZE  # noqa: E402
-from pyflyt_like.envs.dogfight.scene import MAFixedwingDogfightEnv  # noqa: E402
-from pyflyt_like.training import PPOConfig, PPOPolicy  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "evaluate_dogfight.py"
 KEYS = {"policy", "opponent", "team_size", "episodes", "seed", "wins", "draws", "losses",
         "own_crashes", "own_dome_exits", "mean_length_steps", "win_share", "draw_share",
         "loss_share", "score"}
-
-
-@pytest.fixture(scope="module")
-def policies(tmp_path_factory) -> dict[int, Path]:
-    """Small untrained policies for team sizes 1 and 2, saved; by team size."""
-    folder = tmp_path_factory.mktemp("policies")
-    paths = {}
-    for team_size in (1, 2):
-        env = MAFixedwingDogfightEnv(team_size=team_size)
-        try:
-            agent = env.possible_agents[0]
-            policy = PPOPolicy.from_spaces(env.observation_space(agent),
-                                           env.action_space(agent),
-                                           PPOConfig(hidden_sizes=(8,), seed=team_size))
-        finally:
-            env.close()
-        paths[team_size] = folder / f"team_size_{team_size}.pt"
-        policy.save(paths[team_size])
-    return paths
 
 
 def run(*args: object, code: str | None = None) -> subprocess.CompletedProcess:
@@ -63,10 +42,10 @@ def error_line(result: subprocess.CompletedProcess) -> str:
 
 
 @pytest.mark.parametrize("opponent", ["scripted", "other"])
-def test_two_episodes_write_the_json(policies, tmp_path, opponent):
+def test_two_episodes_write_the_json(dogfight_policies, tmp_path, opponent):
     path = tmp_path / "result.json"
-    other = str(policies[1]) if opponent == "other" else "scripted"
-    result = run(policies[1], "--opponent", other, "--episodes", 2, "--seed", 3,
+    other = str(dogfight_policies[1]) if opponent == "other" else "scripted"
+    result = run(dogfight_policies[1], "--opponent", other, "--episodes", 2, "--seed", 3,
                  "--json", path)
     assert result.returncode == 0, result.stderr
     assert "wins" in result.stdout and "sides alternated" in result.stdout
@@ -74,7 +53,7 @@ def test_two_episodes_write_the_json(policies, tmp_path, opponent):
     assert KEYS <= set(summary)
     assert summary["wins"] + summary["draws"] + summary["losses"] == 2
     assert (summary["episodes"], summary["seed"], summary["team_size"]) == (2, 3, 1)
-    assert summary["policy"] == str(policies[1]) and summary["opponent"] == other
+    assert summary["policy"] == str(dogfight_policies[1]) and summary["opponent"] == other
     assert summary["own_crashes"] >= 0 and summary["own_dome_exits"] >= 0
     assert summary["mean_length_steps"] > 0
 
@@ -84,8 +63,8 @@ def test_a_missing_policy_file(tmp_path):
     assert "POLICY" in line and "nope.pt: no such file" in line
 
 
-def test_a_missing_opponent_file(policies, tmp_path):
-    line = error_line(run(policies[1], "--opponent", tmp_path / "other.pt"))
+def test_a_missing_opponent_file(dogfight_policies, tmp_path):
+    line = error_line(run(dogfight_policies[1], "--opponent", tmp_path / "other.pt"))
     assert "--opponent" in line and "no such file" in line
 
 
@@ -96,9 +75,9 @@ def test_a_file_that_is_no_checkpoint(tmp_path):
 
 
 @pytest.mark.parametrize(("policy_team_size", "flag_team_size"), [(2, 1), (1, 2)])
-def test_a_policy_of_another_team_size_names_the_one_it_fits(policies, policy_team_size,
+def test_a_policy_of_another_team_size_names_the_one_it_fits(dogfight_policies, policy_team_size,
                                                              flag_team_size):
-    line = error_line(run(policies[policy_team_size], "--team-size", flag_team_size,
+    line = error_line(run(dogfight_policies[policy_team_size], "--team-size", flag_team_size,
                           "--episodes", 1))
     assert f"with --team-size {flag_team_size}" in line
     assert line.endswith(f"it fits --team-size {policy_team_size}")
@@ -110,23 +89,23 @@ def test_a_policy_of_another_team_size_names_the_one_it_fits(policies, policy_te
     (["--team-size", "0"], "--team-size: must be an integer in [1, 128]"),
     (["--seed", "-1"], "--seed: must be an integer in [0, "),
 ])
-def test_bad_numbers(policies, args, named):
-    assert named in error_line(run(policies[1], *args))
+def test_bad_numbers(dogfight_policies, args, named):
+    assert named in error_line(run(dogfight_policies[1], *args))
 
 
-def test_an_unwritable_json_is_refused_before_flying(policies, tmp_path):
-    line = error_line(run(policies[1], "--json", tmp_path / "missing" / "out.json"))
+def test_an_unwritable_json_is_refused_before_flying(dogfight_policies, tmp_path):
+    line = error_line(run(dogfight_policies[1], "--json", tmp_path / "missing" / "out.json"))
     assert "--json" in line and "does not exist" in line
-    line = error_line(run(policies[1], "--json", tmp_path / "out.txt"))
+    line = error_line(run(dogfight_policies[1], "--json", tmp_path / "out.txt"))
     assert "--json must name an .json file" in line
     assert list(tmp_path.iterdir()) == []
 
 
-def test_without_torch_the_rl_extra_is_named(policies):
+def test_without_torch_the_rl_extra_is_named(dogfight_policies):
     code = ("import runpy, sys; sys.modules['torch'] = None; "
             f"sys.argv = ['evaluate_dogfight.py', *sys.argv[1:]]; "
             f"runpy.run_path({str(SCRIPT)!r}, run_name='__main__')")
-    line = error_line(run(policies[1], code=code))
+    line = error_line(run(dogfight_policies[1], code=code))
     assert 'pip install "pyflyt_like[rl]"' in line
 
 
